@@ -1,0 +1,73 @@
+"""markovdp: privacy amplification by Markov post-processing — describe, certify, compute, simulate.
+
+THEORY.md IDs are cited throughout (e.g. BBGG-T1.3, AAC-phi, STD-GaussHS).
+"""
+
+from importlib.metadata import PackageNotFoundError, version
+
+from ._random import RNGLike, as_generator, point_key, task_seed
+from .distributions import Categorical, Distribution, Empirical, Laplace, Normal, PointMass
+from .divergences import (
+    Estimate,
+    estimate_hockey_stick,
+    estimate_renyi,
+    hockey_stick,
+    kl,
+    renyi,
+    tv,
+)
+from .guarantees import (
+    Bound,
+    Certificate,
+    NoApplicableTheorem,
+    NotApplicable,
+    certify,
+    dobrushin,
+    doeblin,
+    ldp_contraction_bound,
+    ldp_epsilon,
+    privacy_epsilon,
+    privacy_profile,
+    rdp_to_dp,
+    renyi_profile,
+    theorem,
+    ultra_mixing,
+    worst_pair,
+)
+from .mechanisms import (
+    DeclaredDP,
+    FiniteMechanism,
+    GaussianMechanism,
+    LaplaceMechanism,
+    Mechanism,
+    PostProcessed,
+    RandomizedResponse,
+)
+from .operators import (
+    FiniteKernel,
+    GaussianKernel,
+    Identity,
+    IncompatibleSpaces,
+    LaplaceKernel,
+    MarkovOperator,
+    mixture,
+    tensor,
+    tensor_power,
+)
+from .spaces import FiniteSpace, RealSpace
+
+try:
+    __version__ = version("markovdp")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree without install
+    __version__ = "0+unknown"
+
+__all__ = [
+    "Bound", "Categorical", "Certificate", "DeclaredDP", "Distribution", "Empirical", "Estimate",
+    "FiniteKernel", "FiniteMechanism", "FiniteSpace", "GaussianKernel", "GaussianMechanism", "Identity",
+    "IncompatibleSpaces", "Laplace", "LaplaceKernel", "LaplaceMechanism", "MarkovOperator", "Mechanism",
+    "NoApplicableTheorem", "NotApplicable", "Normal", "PointMass", "PostProcessed", "RNGLike",
+    "RandomizedResponse", "RealSpace", "as_generator", "certify", "dobrushin", "doeblin",
+    "estimate_hockey_stick", "estimate_renyi", "hockey_stick", "kl", "ldp_contraction_bound", "ldp_epsilon",
+    "mixture", "point_key", "privacy_epsilon", "privacy_profile", "rdp_to_dp", "renyi", "renyi_profile",
+    "task_seed", "tensor", "tensor_power", "theorem", "tv", "ultra_mixing", "worst_pair",
+]

@@ -1,0 +1,163 @@
+"""Input validation with one message template: ``"`name` must be <allowed>; got <value>."``.
+
+Every public constructor and function validates through these helpers, so a bad input always
+raises ``ValueError`` (a bad value) or ``TypeError`` (a bad kind) naming the parameter in backticks.
+"""
+
+from __future__ import annotations
+
+import numbers
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+#: Rows of a stochastic matrix must sum to 1 within this absolute tolerance (no renormalisation).
+ROW_SUM_TOL = 1e-12
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, numbers.Integral) and not isinstance(value, (bool, np.bool_)):
+        return repr(int(value))
+    try:
+        return repr(float(value))
+    except (TypeError, ValueError):
+        return repr(value)
+
+
+def fail(name: str, allowed: str, value: Any, kind: type[Exception] = ValueError) -> Exception:
+    """Build the error for `name` (raise the result): ``"`name` must be <allowed>; got <value>."``."""
+    return kind(f"`{name}` must be {allowed}; got {_shown(value)}.")
+
+
+def _as_real_array(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    if isinstance(value, (bool, np.bool_)):
+        raise fail(name, "a real number", value, TypeError)
+    try:
+        arr = np.asarray(value)
+    except Exception as exc:  # ragged input and the like
+        raise fail(name, "a real number or array", value, TypeError) from exc
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
+        raise fail(name, "a real number or array", value, TypeError)
+    if np.iscomplexobj(arr):
+        raise fail(name, "real", value, TypeError)
+    arr = arr.astype(np.float64)
+    if np.isnan(arr).any():
+        raise fail(name, "a number, not NaN", arr[np.isnan(arr)][0])
+    return arr
+
+
+def check_range(
+    name: str,
+    value: ArrayLike,
+    *,
+    low: float = -np.inf,
+    high: float = np.inf,
+    low_open: bool = False,
+    high_open: bool = False,
+    allow_inf: bool = False,
+    allowed: str | None = None,
+) -> NDArray[np.float64]:
+    """Return `value` as a float array after checking every element lies in the stated interval.
+
+    NaN is always rejected; ``±inf`` only with ``allow_inf=True`` (and when inside the interval).
+    """
+    arr = _as_real_array(name, value)
+    if allowed is None:
+        left = "(" if low_open else "["
+        right = ")" if high_open else "]"
+        allowed = f"in {left}{low:g}, {high:g}{right}"
+        if not allow_inf:
+            allowed += " and finite"
+    bad = (arr < low) | (arr > high)
+    if low_open:
+        bad |= arr == low
+    if high_open:
+        bad |= arr == high
+    if not allow_inf:
+        bad |= np.isinf(arr)
+    if bad.any():
+        raise fail(name, allowed, arr[bad][0])
+    return arr
+
+
+def _scalar_or_array(arr: NDArray[np.float64]) -> float | NDArray[np.float64]:
+    return float(arr) if arr.ndim == 0 else arr
+
+
+def check_real(name: str, value: ArrayLike) -> float | NDArray[np.float64]:
+    """A finite real number (or array of them)."""
+    return _scalar_or_array(check_range(name, value, allowed="finite (not NaN or inf)"))
+
+
+def check_positive(name: str, value: ArrayLike, *, allow_inf: bool = False) -> float:
+    """A scalar > 0 (e.g. `sigma`, `scale`, `sensitivity`)."""
+    arr = check_range(name, value, low=0.0, low_open=True, allow_inf=allow_inf,
+                      allowed="> 0" + ("" if allow_inf else " and finite"))
+    if arr.ndim != 0:
+        raise fail(name, "a scalar", value, TypeError)
+    return float(arr)
+
+
+def check_eps(name: str, value: ArrayLike, *, allow_inf: bool = False) -> float | NDArray[np.float64]:
+    """A privacy level eps >= 0 in nats (scalar or array); ``inf`` only where meaningful."""
+    arr = check_range(name, value, low=0.0, allow_inf=allow_inf,
+                      allowed=">= 0" + ("" if allow_inf else " and finite"))
+    return _scalar_or_array(arr)
+
+
+def check_probability(name: str, value: ArrayLike) -> float | NDArray[np.float64]:
+    """A probability in [0, 1] (e.g. `delta`, `gamma`, a mixture weight)."""
+    return _scalar_or_array(check_range(name, value, low=0.0, high=1.0, allowed="in [0, 1]"))
+
+
+def check_order(name: str, value: ArrayLike) -> float | NDArray[np.float64]:
+    """A Rényi order alpha in (1, inf]."""
+    return _scalar_or_array(check_range(name, value, low=1.0, low_open=True, allow_inf=True,
+                                        allowed="in (1, inf]"))
+
+
+def check_int(name: str, value: Any, *, minimum: int) -> int:
+    """An integer >= `minimum` (`TypeError` for a non-integer kind such as 1.5)."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise fail(name, f"an integer >= {minimum}", value, TypeError)
+    if value < minimum:
+        raise fail(name, f"an integer >= {minimum}", value)
+    return int(value)
+
+
+def readonly(arr: NDArray[Any]) -> NDArray[Any]:
+    """A read-only copy of `arr`."""
+    out = np.array(arr, copy=True)
+    out.setflags(write=False)
+    return out
+
+
+def check_probability_vector(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    """A 1-D non-negative vector summing to 1 (±1e-12); returned as a read-only copy."""
+    arr = check_range(name, value, low=0.0, allowed="non-negative and finite")
+    if arr.ndim != 1 or arr.size == 0:
+        raise fail(name, "a non-empty 1-D probability vector", f"shape {arr.shape}")
+    total = float(arr.sum())
+    if abs(total - 1.0) > ROW_SUM_TOL:
+        raise fail(name, f"a probability vector summing to 1 (±{ROW_SUM_TOL:g})", f"sum {total!r}")
+    return readonly(arr)
+
+
+def check_stochastic_matrix(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    """A row-stochastic matrix: 2-D, non-empty, entries >= 0, each row summing to 1 (±1e-12).
+
+    No silent renormalisation; returns a read-only float64 copy.
+    """
+    arr = check_range(name, value, low=0.0, allowed="non-negative and finite")
+    if arr.ndim != 2 or arr.size == 0:
+        raise fail(name, "a non-empty 2-D row-stochastic matrix", f"shape {arr.shape}")
+    sums = arr.sum(axis=1)
+    off = np.abs(sums - 1.0) > ROW_SUM_TOL
+    if off.any():
+        row = int(np.flatnonzero(off)[0])
+        raise fail(name, f"row-stochastic (each row summing to 1 ±{ROW_SUM_TOL:g})",
+                   f"row {row} summing to {float(sums[row])!r}")
+    return readonly(arr)

@@ -1,0 +1,241 @@
+"""The `markovdp` command: validate, list, report, certify."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+#: The documented default root seed of `markovdp validate` (NeurIPS 2019, where BBGG appeared).
+DEFAULT_SEED = 20191208
+#: Samples per grid point per neighbour side: `--quick` and full runs.
+QUICK_SAMPLES = 20_000
+FULL_SAMPLES = 200_000
+DEFAULT_OUT = Path("data") / "validation"
+
+
+class UsageError(Exception):
+    """A bad command line: printed without a traceback, exit code 2."""
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="markovdp", description=__doc__)
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    val = sub.add_parser("validate", help="check every registered theorem over its grid (the main job)")
+    val.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
+    val.add_argument("--quick", action="store_true", help="small grids and samples (< 2 minutes)")
+    val.add_argument("--samples", type=int, default=None,
+                     help=f"samples per grid point per side (default {QUICK_SAMPLES} quick, {FULL_SAMPLES} full)")
+    val.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    val.add_argument("--scheduler", default=None,
+                     help="synchronous | threads | processes | a dask scheduler ADDRESS "
+                          "(default: a local dask.distributed cluster, one worker per core)")
+    val.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT}/)")
+    val.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoints")
+
+    sub.add_parser("list", help="list the registered scenarios")
+
+    rep = sub.add_parser("report", help="print the table of a result file")
+    rep.add_argument("file", type=Path, metavar="FILE.nc")
+
+    cert = sub.add_parser("certify", help="coefficients, LDP profile and amplification of a stochastic matrix")
+    cert.add_argument("matrix", type=Path, metavar="MATRIX.npy|.csv")
+    cert.add_argument("--eps", type=float, default=None, help="eps of an (eps, delta)-DP mechanism to amplify")
+    cert.add_argument("--delta", type=float, default=None, help="its delta (default 0)")
+    cert.add_argument("--normalize", action="store_true", help="divide each row by its sum first (opt-in)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from rich.console import Console
+
+    console = Console(width=None if sys.stdout.isatty() else 140)
+    try:
+        if args.command == "validate":
+            return _validate(args, console, argv)
+        if args.command == "list":
+            return _list(console)
+        if args.command == "report":
+            return _report(args, console)
+        return _certify(args, console)
+    except (UsageError, ValueError, TypeError, FileNotFoundError) as exc:
+        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return 2
+    except ConnectionError as exc:  # SchedulerUnreachable
+        console.print(f"[bold red]error:[/] {exc}", highlight=False)
+        return 2
+
+
+def _list(console) -> int:
+    from rich.table import Table
+
+    from .validation import SCENARIOS
+
+    table = Table("scenario", "THEORY", "grid (quick / full points)", "description")
+    for s in SCENARIOS.values():
+        sizes = [int(np.prod([len(v) for v in s.grid(q).values()])) for q in (True, False)]
+        table.add_row(s.name, s.theory_id, f"{' × '.join(s.grid(False))}: {sizes[0]} / {sizes[1]}",
+                      s.description)
+    console.print(table)
+    return 0
+
+
+def _validate(args, console, argv) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .report import write_report
+    from .sweeps import open_executor, run_sweep
+    from .validation import SCENARIOS, get_scenario
+
+    scenarios = [get_scenario(n) for n in args.scenarios] if args.scenarios else list(SCENARIOS.values())
+    samples = args.samples if args.samples is not None else (QUICK_SAMPLES if args.quick else FULL_SAMPLES)
+    if samples < 1:
+        raise UsageError(f"`--samples` must be an integer >= 1; got {samples}.")
+    command = "markovdp " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
+    m_total = sum(int(np.prod([len(v) for v in s.grid(args.quick).values()])) for s in scenarios)
+    datasets = []
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    with open_executor(args.scheduler) as executor, Progress(*columns, console=console) as progress:
+        for scenario in scenarios:
+            task = progress.add_task(scenario.name, total=None)
+
+            def advance(done: int, total: int, task=task) -> None:
+                progress.update(task, completed=done, total=total)
+
+            datasets.append(run_sweep(scenario, samples=samples, seed=args.seed, quick=args.quick,
+                                      executor=executor, out=args.out, resume=args.resume,
+                                      n_points_total=m_total, progress=advance, command=command))
+    report = write_report(datasets, args.out, command)
+    violations = _print_summary(datasets, console)
+    console.print(f"Wrote {len(datasets)} datasets, plots and {report}.")
+    return 1 if violations else 0
+
+
+def _print_summary(datasets, console) -> int:
+    from rich.table import Table
+
+    from .report import _fmt, estimate_text, rows, summary
+
+    total_bad = 0
+    overview = Table("scenario", "THEORY", "points", "ok", "violations", "not applicable", title="Summary")
+    for ds in datasets:
+        table_rows = rows(ds)
+        bad = [r for r in table_rows if r["verdict"] == "violation"]
+        tight = sorted((r for r in table_rows if r["verdict"] == "ok" and r["bound"] > 0),
+                       key=lambda r: -(r["exact"] / r["bound"]))[:4]
+        table = Table("parameters", "theorem", "bound", "exact", "estimate [CI]", "verdict",
+                      title=f"{ds.attrs['scenario']}: violations and the tightest points")
+        for r in bad + tight:
+            style = "bold red" if r["verdict"] == "violation" else None
+            table.add_row(r["parameters"], r["theorem"], _fmt(r["bound"]), _fmt(r["exact"]),
+                          estimate_text(r), r["verdict"], style=style)
+        console.print(table)
+        counts = summary(ds)
+        total_bad += counts["violation"]
+        overview.add_row(ds.attrs["scenario"], ds.attrs["theory_id"], str(len(table_rows)), str(counts["ok"]),
+                         str(counts["violation"]), str(counts["not_applicable"]),
+                         style="bold red" if counts["violation"] else None)
+    console.print(overview)
+    return total_bad
+
+
+def _report(args, console) -> int:
+    import xarray as xr
+
+    if not args.file.exists():
+        raise FileNotFoundError(f"`FILE` must be an existing result file; got {str(args.file)!r}.")
+    with xr.open_dataset(args.file, engine="h5netcdf") as ds:
+        ds = ds.load()
+    from rich.table import Table
+
+    from .report import _fmt, estimate_text, rows
+
+    table = Table("parameters", "theorem", "bound", "exact", "estimate [CI]", "verdict",
+                  title=f"{ds.attrs['scenario']} ({ds.attrs['theory_id']})")
+    bad = 0
+    for r in rows(ds):
+        bad += r["verdict"] == "violation"
+        table.add_row(r["parameters"], r["theorem"], _fmt(r["bound"]), _fmt(r["exact"]), estimate_text(r),
+                      r["verdict"], style="bold red" if r["verdict"] == "violation" else None)
+    console.print(table)
+    return 1 if bad else 0
+
+
+def load_matrix(path: Path, normalize: bool) -> np.ndarray:
+    """A stochastic matrix from .npy or .csv; rows divided by their sums only when `normalize`."""
+    if not path.exists():
+        raise FileNotFoundError(f"`MATRIX` must be an existing .npy or .csv file; got {str(path)!r}.")
+    if path.suffix == ".npy":
+        matrix = np.load(path, allow_pickle=False)
+    elif path.suffix == ".csv":
+        matrix = np.loadtxt(path, delimiter=",", ndmin=2)
+    else:
+        raise UsageError(f"`MATRIX` must be a .npy or .csv file; got {str(path)!r}.")
+    matrix = np.asarray(matrix, dtype=np.float64)
+    if normalize:
+        from ._validation import check_range
+
+        check_range("matrix", matrix, low=0.0, allowed="non-negative and finite")
+        sums = matrix.sum(axis=1, keepdims=True) if matrix.ndim == 2 else None
+        if sums is None or (sums <= 0).any():
+            raise UsageError("`matrix` must be 2-D with positive row sums to be normalised.")
+        matrix = matrix / sums
+    return matrix
+
+
+def _certify(args, console) -> int:
+    from rich.table import Table
+
+    from .guarantees import certify, dobrushin, doeblin, ldp_epsilon, ultra_mixing
+    from .guarantees.types import Bound
+    from .mechanisms import DeclaredDP
+    from .operators import FiniteKernel
+
+    kernel = FiniteKernel(load_matrix(args.matrix, args.normalize))
+    k, m = kernel.matrix.shape
+    coeffs = Table("coefficient (BBGG-D1, AAC-eta)", "value", title=f"{args.matrix.name}: {k}×{m} kernel")
+    coeffs.add_row("Dobrushin (TV)", _num(dobrushin(kernel)))
+    coeffs.add_row("Doeblin", _num(doeblin(kernel)))
+    coeffs.add_row("ultra-mixing", _num(ultra_mixing(kernel)))
+    coeffs.add_row("D_inf coefficient", _num(dobrushin(kernel, np.inf)))
+    if args.eps is not None:
+        coeffs.add_row(f"(gamma, eps={args.eps:g})-Dobrushin", _num(dobrushin(kernel, args.eps)))
+    console.print(coeffs)
+
+    ldp = Table("delta", "smallest eps with K (eps, delta)-LDP (AAC-T1)", title="LDP profile")
+    for delta in (0.0, 1e-6, 1e-3, 1e-2, 0.1):
+        ldp.add_row(f"{delta:g}", _num(ldp_epsilon(kernel, delta)))
+    console.print(ldp)
+
+    if args.eps is not None:
+        delta = 0.0 if args.delta is None else args.delta
+        cert = certify(DeclaredDP(args.eps, delta) >> kernel)
+        amp = Table("theorem", f"delta at eps={args.eps:g}", f"eps at delta={delta:g}", "note",
+                    title=f"Amplification of an ({args.eps:g}, {delta:g})-DP mechanism by K (BBGG-T1)")
+        for tid, cand in cert.candidates.items():
+            if isinstance(cand, Bound):
+                amp.add_row(tid, _num(cand.delta(args.eps)), _num(cand.epsilon(delta)), "")
+            else:
+                amp.add_row(tid, "—", "—", cand.reason)
+        best = cert.best(eps=args.eps)
+        console.print(amp)
+        console.print(f"Best at eps={args.eps:g}: delta = {_num(cert.delta(args.eps))} "
+                      f"({best.theorem if best else 'none'}).")
+    elif args.delta is not None:
+        raise UsageError("`--delta` needs `--eps` (the mechanism's (eps, delta) guarantee).")
+    return 0
+
+
+def _num(value: float) -> str:
+    value = float(value)
+    return "inf" if np.isinf(value) else f"{value:.6g}"
+
+
+if __name__ == "__main__":  # the processes scheduler re-imports this module in workers
+    sys.exit(main())

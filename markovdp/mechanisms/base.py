@@ -1,0 +1,160 @@
+"""Mechanisms D ↦ M(D), represented by the query value f(D), and their neighbouring relations."""
+
+from __future__ import annotations
+
+import abc
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._random import RNGLike
+from .._validation import check_positive
+from ..distributions import Distribution
+from ..operators.base import MarkovOperator, require_compatible
+from ..operators.finite import FiniteKernel, stochastic_product
+from ..spaces import Space
+
+
+class Neighbourhood(abc.ABC):
+    """Which pairs of inputs (query values) are neighbours."""
+
+    @abc.abstractmethod
+    def describe(self) -> str: ...
+
+
+@dataclass(frozen=True)
+class L2Ball(Neighbourhood):
+    """Replace-one neighbours whose query values lie at L2 distance <= `sensitivity`."""
+
+    sensitivity: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
+
+    def describe(self) -> str:
+        return f"neighbours: ||f(D) - f(D')||_2 <= {self.sensitivity:g}"
+
+
+@dataclass(frozen=True)
+class L1Ball(Neighbourhood):
+    """Replace-one neighbours whose query values lie at L1 distance <= `sensitivity`."""
+
+    sensitivity: float
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
+
+    def describe(self) -> str:
+        return f"neighbours: ||f(D) - f(D')||_1 <= {self.sensitivity:g}"
+
+
+@dataclass(frozen=True)
+class AllPairs(Neighbourhood):
+    """Every ordered pair of inputs: local DP."""
+
+    def describe(self) -> str:
+        return "neighbours: all input pairs (local DP)"
+
+
+@dataclass(frozen=True)
+class IndexPairs(Neighbourhood):
+    """The listed pairs of input indices, each in both directions."""
+
+    pairs: tuple[tuple[int, int], ...]
+
+    def describe(self) -> str:
+        return f"neighbours: {list(self.pairs)} (both directions)"
+
+
+@dataclass(frozen=True)
+class Declared(Neighbourhood):
+    """Whatever relation the declared guarantee was stated for (a black box)."""
+
+    def describe(self) -> str:
+        return "neighbours: as declared"
+
+
+class Mechanism(abc.ABC):
+    """D ↦ M(D), represented by the query value f(D). ``M >> K`` post-processes by the kernel K."""
+
+    neighbours: Neighbourhood
+
+    @property
+    @abc.abstractmethod
+    def output_space(self) -> Space | None:
+        """The space M(D) lives on (None: any — a black box accepts every kernel)."""
+
+    @abc.abstractmethod
+    def output(self, value: Any) -> Distribution:
+        """The law M(D) for query value `value`."""
+
+    @abc.abstractmethod
+    def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        """One draw of M(D_i) for each query value value_i (vectorised)."""
+
+    def __rshift__(self, kernel: object) -> PostProcessed:
+        if isinstance(kernel, Mechanism):
+            raise TypeError(f"`M >> M2` is undefined: post-process with a MarkovOperator; got {kernel!r}.")
+        if not isinstance(kernel, MarkovOperator):
+            return NotImplemented
+        return PostProcessed(self, kernel)
+
+
+def neighbour_pairs(neighbours: Neighbourhood, k: int) -> NDArray[np.int64]:
+    """Ordered pairs (i, j), i != j, of a finite mechanism with k inputs, as an (n, 2) array."""
+    if isinstance(neighbours, AllPairs):
+        i, j = np.nonzero(~np.eye(k, dtype=bool))
+        return np.stack([i, j], axis=1)
+    if isinstance(neighbours, IndexPairs):
+        pairs = {(a, b) for a, b in neighbours.pairs} | {(b, a) for a, b in neighbours.pairs}
+        return np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+    raise TypeError(f"`neighbours` of a finite mechanism must be AllPairs or IndexPairs; got {neighbours!r}.")
+
+
+@dataclass(frozen=True)
+class PostProcessed(Mechanism):
+    """K ∘ M: the mechanism D ↦ M(D) K (THEORY: Notation, post-processing). Built by ``M >> K``.
+
+    ``(M >> K1) >> K2`` is stored as ``M >> (K1 >> K2)`` so the algebra can merge the kernels.
+    """
+
+    mechanism: Mechanism
+    kernel: MarkovOperator
+
+    def __post_init__(self) -> None:
+        if isinstance(self.mechanism, PostProcessed):
+            inner = self.mechanism
+            object.__setattr__(self, "mechanism", inner.mechanism)
+            object.__setattr__(self, "kernel", inner.kernel >> self.kernel)
+        space = self.mechanism.output_space
+        if space is not None:
+            require_compatible(space, self.kernel.domain, "M >> K")
+
+    @property
+    def neighbours(self) -> Neighbourhood:  # type: ignore[override]
+        return self.mechanism.neighbours
+
+    @property
+    def output_space(self) -> Space:
+        return self.kernel.codomain
+
+    @property
+    def matrix(self) -> NDArray[np.float64]:
+        """The row-stochastic matrix of K ∘ M when both are finite (row i: output law for input i)."""
+        if not (isinstance(self.kernel, FiniteKernel) and hasattr(self.mechanism, "matrix")):
+            raise NotImplementedError(f"{self!r} is not a finite pipeline.")
+        return stochastic_product(self.mechanism.matrix, self.kernel.matrix)
+
+    def output(self, value: Any) -> Distribution:
+        return self.kernel.push(self.mechanism.output(value))
+
+    def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        from .._random import as_generator
+
+        gen = as_generator(rng)
+        return self.kernel.sample(self.mechanism.sample(value, rng=gen), rng=gen)
+
+    def __repr__(self) -> str:
+        return f"{self.mechanism!r} >> {self.kernel!r}"

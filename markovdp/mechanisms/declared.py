@@ -1,0 +1,60 @@
+"""A black-box mechanism known only through its declared (eps, delta)-DP guarantee (BBGG-T1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._random import RNGLike
+from .._validation import check_eps, check_probability
+from ..distributions import Distribution
+from .base import Declared, Mechanism
+from .finite import FiniteMechanism
+
+
+@dataclass(frozen=True)
+class DeclaredDP(Mechanism):
+    """Some (eps, delta)-DP mechanism, otherwise unknown; ``M >> K`` works for any kernel K.
+
+    Its privacy profile is bounded by the canonical dominating pair (STD-DominatingPair);
+    `sample`, `output` and the exact profile raise `NotImplementedError`.
+    """
+
+    eps: float
+    delta: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps", check_eps("eps", self.eps))
+        object.__setattr__(self, "delta", check_probability("delta", self.delta))
+
+    @property
+    def neighbours(self) -> Declared:  # type: ignore[override]
+        return Declared()
+
+    @property
+    def output_space(self) -> None:
+        return None
+
+    def output(self, value: Any) -> Distribution:
+        raise NotImplementedError(f"{self!r} is a black box: it has no output law.")
+
+    def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        raise NotImplementedError(f"{self!r} is a black box: it cannot be sampled (try `.witness()`).")
+
+    def witness(self) -> FiniteMechanism:
+        """The canonical four-point (eps, delta)-DP mechanism whose profile *equals* the dominating curve.
+
+        STD-DominatingPair: rows [delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0] and its mirror,
+        neighbours (0, 1). Every bound certified for ``DeclaredDP(eps, delta) >> K`` must hold for it.
+        """
+        # (1 - delta) / (1 + e^eps) and its e^eps multiple, written without overflow for large eps.
+        low = (1.0 - self.delta) / (1.0 + np.exp(self.eps)) if self.eps < 700 else 0.0
+        high = (1.0 - self.delta) - low
+        rows = np.array([[self.delta, high, low, 0.0], [0.0, low, high, self.delta]])
+        return FiniteMechanism(rows, neighbours=[(0, 1)])
+
+    def __repr__(self) -> str:
+        return f"DeclaredDP(eps={self.eps!r}, delta={self.delta!r}, neighbours=Declared())"

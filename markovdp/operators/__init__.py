@@ -1,0 +1,13 @@
+"""Markov operators and the post-processing algebra (DESIGN §3–5)."""
+
+from .algebra import Chain, Mixture, Power, Tensor, compose, mixture, power, tensor, tensor_power
+from .base import IncompatibleSpaces, MarkovOperator
+from .finite import FiniteKernel
+from .gaussian import GaussianKernel
+from .identity import Identity
+from .laplace import LaplaceKernel
+
+__all__ = [
+    "Chain", "FiniteKernel", "GaussianKernel", "Identity", "IncompatibleSpaces", "LaplaceKernel",
+    "MarkovOperator", "Mixture", "Power", "Tensor", "compose", "mixture", "power", "tensor", "tensor_power",
+]

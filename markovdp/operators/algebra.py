@@ -1,0 +1,267 @@
+"""The post-processing algebra (DESIGN §5): ``K1 >> K2``, ``K ** r``, mixtures and tensor products.
+
+Every simplification is an exact identity applied at construction:
+finite ∘ finite → one `FiniteKernel` (P1 @ P2); Gaussian ∘ Gaussian → Gaussian(sqrt(s1² + s2²));
+powers, mixtures and tensor products of finite kernels → one `FiniteKernel`; nested tensors flatten.
+What does not simplify stays a node (`Chain`, `Power`, `Mixture`, `Tensor`) that samples exactly
+and prints the expression.
+"""
+
+from __future__ import annotations
+
+import numbers
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import reduce
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._random import RNGLike, as_generator
+from .._validation import check_int, check_probability_vector, fail
+from ..distributions import Distribution
+from ..spaces import FiniteSpace, RealSpace, Space
+from .base import MarkovOperator, require_compatible
+from .finite import FiniteKernel, stochastic_product
+from .gaussian import GaussianKernel, check_points, merge_gaussians
+from .identity import Identity
+
+
+def _check_operator(name: str, value: Any) -> MarkovOperator:
+    if not isinstance(value, MarkovOperator):
+        raise fail(name, "a MarkovOperator", type(value).__name__, TypeError)
+    return value
+
+
+def _merge_pair(left: MarkovOperator, right: MarkovOperator) -> MarkovOperator | None:
+    """The exact single operator equal to `left >> right`, or None when there is none."""
+    if isinstance(left, Identity):
+        return right
+    if isinstance(right, Identity):
+        return left
+    if isinstance(left, FiniteKernel) and isinstance(right, FiniteKernel):
+        return FiniteKernel(stochastic_product(left.matrix, right.matrix))
+    if isinstance(left, GaussianKernel) and isinstance(right, GaussianKernel):
+        return merge_gaussians([left.sigma, right.sigma], left.dim)
+    return None
+
+
+@dataclass(frozen=True)
+class Chain(MarkovOperator):
+    """First ``operators[0]``, then ``operators[1]``, …: the kernel K1 K2 ⋯ (THEORY: Notation)."""
+
+    operators: tuple[MarkovOperator, ...]
+
+    @property
+    def domain(self) -> Space:
+        return self.operators[0].domain
+
+    @property
+    def codomain(self) -> Space:
+        return self.operators[-1].codomain
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        gen = as_generator(rng)
+        for op in self.operators:
+            x = op.sample(x, rng=gen)
+        return np.asarray(x)
+
+    def push(self, mu: Distribution) -> Distribution:
+        return reduce(lambda law, op: op.push(law), self.operators, mu)
+
+    def __repr__(self) -> str:
+        return " >> ".join(_wrapped(op) for op in self.operators)
+
+
+def compose(first: MarkovOperator, then: MarkovOperator) -> MarkovOperator:
+    """``first >> then``: the kernel x ↦ K_first(x) K_then, merged exactly where possible."""
+    _check_operator("first", first)
+    _check_operator("then", then)
+    require_compatible(first.codomain, then.domain, "K1 >> K2")
+    ops: list[MarkovOperator] = []
+    for op in (*_parts(first), *_parts(then)):
+        merged = _merge_pair(ops[-1], op) if ops else None
+        if merged is None:
+            ops.append(op)
+        else:
+            ops[-1] = merged
+    return ops[0] if len(ops) == 1 else Chain(tuple(ops))
+
+
+def _parts(op: MarkovOperator) -> tuple[MarkovOperator, ...]:
+    return op.operators if isinstance(op, Chain) else (op,)
+
+
+@dataclass(frozen=True)
+class Power(MarkovOperator):
+    """K ** r: the r-fold composition K K ⋯ K (r >= 2)."""
+
+    base: MarkovOperator
+    r: int
+
+    @property
+    def domain(self) -> Space:
+        return self.base.domain
+
+    @property
+    def codomain(self) -> Space:
+        return self.base.codomain
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        gen = as_generator(rng)
+        for _ in range(self.r):
+            x = self.base.sample(x, rng=gen)
+        return np.asarray(x)
+
+    def push(self, mu: Distribution) -> Distribution:
+        for _ in range(self.r):
+            mu = self.base.push(mu)
+        return mu
+
+    def __repr__(self) -> str:
+        return f"{_wrapped(self.base)} ** {self.r}"
+
+
+def power(kernel: MarkovOperator, r: int) -> MarkovOperator:
+    """``K ** r`` for an int r >= 1: finite → P^r, Gaussian → sigma sqrt(r), otherwise a `Power` node."""
+    _check_operator("K", kernel)
+    if isinstance(r, numbers.Real) and not isinstance(r, numbers.Integral):
+        raise fail("r", "an integer >= 1", r, TypeError)
+    r = check_int("r", r, minimum=1)
+    require_compatible(kernel.codomain, kernel.domain, "K ** r")
+    if r == 1 or isinstance(kernel, Identity):
+        return kernel
+    if isinstance(kernel, FiniteKernel):
+        result = kernel.matrix
+        for _ in range(r - 1):  # repeated products keep every row exactly re-summed
+            result = stochastic_product(result, kernel.matrix)
+        return FiniteKernel(result)
+    if isinstance(kernel, GaussianKernel):
+        return GaussianKernel(kernel.sigma * float(np.sqrt(r)), kernel.dim)
+    return Power(kernel, r)
+
+
+@dataclass(frozen=True, eq=False)
+class Mixture(MarkovOperator):
+    """x ↦ Σ_i w_i K_i(x): pick component i with probability w_i, then sample it."""
+
+    components: tuple[MarkovOperator, ...]
+    weights: NDArray[np.float64]
+
+    @property
+    def domain(self) -> Space:
+        return self.components[0].domain
+
+    @property
+    def codomain(self) -> Space:
+        return self.components[0].codomain
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        gen = as_generator(rng)
+        x = np.asarray(x)
+        which = gen.choice(len(self.components), size=x.shape[0], p=self.weights)
+        parts = [op.sample(x[which == i], rng=gen) for i, op in enumerate(self.components)]
+        out = np.empty((x.shape[0],) + parts[0].shape[1:], dtype=np.result_type(*parts))
+        for i, part in enumerate(parts):
+            out[which == i] = part
+        return out
+
+    def __eq__(self, other: object) -> bool:
+        return (isinstance(other, Mixture) and self.components == other.components
+                and np.array_equal(self.weights, other.weights))
+
+    def __hash__(self) -> int:
+        return hash((self.components, self.weights.tobytes()))
+
+    def __repr__(self) -> str:
+        inner = ", ".join(map(repr, self.components))
+        return f"mixture([{inner}], weights={self.weights.tolist()!r})"
+
+
+def mixture(kernels: Sequence[MarkovOperator], weights: ArrayLike | None = None) -> MarkovOperator:
+    """The mixture Σ w_i K_i (uniform weights by default); finite kernels merge into Σ w_i P_i."""
+    kernels = tuple(_check_operator("kernels", k) for k in kernels)
+    if not kernels:
+        raise fail("kernels", "a non-empty sequence of operators", "[]")
+    w = (np.full(len(kernels), 1.0 / len(kernels)) if weights is None
+         else check_probability_vector("weights", weights))
+    if w.size != len(kernels):
+        raise fail("weights", f"one weight per kernel ({len(kernels)})", f"{w.size} weights")
+    for k in kernels[1:]:
+        require_compatible(kernels[0].domain, k.domain, "mixture")
+        require_compatible(kernels[0].codomain, k.codomain, "mixture")
+    if len(kernels) == 1:
+        return kernels[0]
+    if all(isinstance(k, FiniteKernel) for k in kernels):
+        total = sum(wi * k.matrix for wi, k in zip(w, kernels, strict=True))
+        return FiniteKernel(total / total.sum(axis=1, keepdims=True))
+    return Mixture(kernels, w)
+
+
+@dataclass(frozen=True)
+class Tensor(MarkovOperator):
+    """(x_1, …, x_n) ↦ K_1(x_1) ⊗ ⋯ ⊗ K_n(x_n) on R^(d_1 + … + d_n): independent coordinates (AAC-phi)."""
+
+    factors: tuple[MarkovOperator, ...]
+
+    @property
+    def domain(self) -> RealSpace:
+        return RealSpace(sum(f.domain.size for f in self.factors))
+
+    @property
+    def codomain(self) -> RealSpace:
+        return RealSpace(sum(f.codomain.size for f in self.factors))
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:
+        gen = as_generator(rng)
+        points = check_points("x", x, self.domain.d)
+        outs, start = [], 0
+        for f in self.factors:
+            d = f.domain.size
+            block = points[:, start:start + d]
+            outs.append(f.sample(block[:, 0] if d == 1 else block, rng=gen).reshape(len(points), -1))
+            start += d
+        return np.concatenate(outs, axis=1)
+
+    def __repr__(self) -> str:
+        return f"tensor({', '.join(map(repr, self.factors))})"
+
+
+def tensor(*kernels: MarkovOperator) -> MarkovOperator:
+    """The product kernel K_1 ⊗ ⋯ ⊗ K_n (independent coordinates), flattened.
+
+    Finite factors merge into one `FiniteKernel` on the product space, states encoded row-major:
+    (x_1, …, x_n) ↦ ((x_1 k_2 + x_2) k_3 + …), i.e. the Kronecker product of the matrices.
+    Gaussian factors with one sigma merge into one `GaussianKernel` of the summed dimension.
+    """
+    factors: list[MarkovOperator] = []
+    for k in kernels:
+        k = _check_operator("kernels", k)
+        factors.extend(k.factors if isinstance(k, Tensor) else (k,))
+    if not factors:
+        raise fail("kernels", "at least one operator", "none")
+    if len(factors) == 1:
+        return factors[0]
+    if all(isinstance(f, FiniteKernel) for f in factors):
+        return FiniteKernel(reduce(np.kron, [f.matrix for f in factors]))
+    if all(isinstance(f, GaussianKernel) for f in factors) and len({f.sigma for f in factors}) == 1:
+        return GaussianKernel(factors[0].sigma, sum(f.dim for f in factors))
+    if any(isinstance(f.domain, FiniteSpace) for f in factors):
+        raise NotImplementedError(
+            f"A tensor product mixing finite and continuous factors is not supported; got {factors!r}."
+        )
+    return Tensor(tuple(factors))
+
+
+def tensor_power(kernel: MarkovOperator, n: int) -> MarkovOperator:
+    """K^{⊗n}: n independent copies of K (AAC-phi)."""
+    return tensor(*([_check_operator("K", kernel)] * check_int("n", n, minimum=1)))
+
+
+def _wrapped(op: MarkovOperator) -> str:
+    text = repr(op)
+    return f"({text})" if isinstance(op, (Chain, Power)) else text
+
+
+__all__ = ["Chain", "Mixture", "Power", "Tensor", "compose", "mixture", "power", "tensor", "tensor_power"]

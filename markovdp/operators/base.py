@@ -1,0 +1,71 @@
+"""The Markov operator: a kernel K: X → P(Y) (THEORY: Notation)."""
+
+from __future__ import annotations
+
+import abc
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._random import RNGLike
+from ..spaces import Space
+
+if TYPE_CHECKING:
+    from ..distributions import Distribution
+
+
+class IncompatibleSpaces(ValueError):
+    """Raised when the codomain of one operator is not the domain of the next."""
+
+
+def require_compatible(left: Space, right: Space, what: str) -> None:
+    """Raise `IncompatibleSpaces` naming both spaces unless `left == right`."""
+    if left != right:
+        raise IncompatibleSpaces(
+            f"`{what}`: cannot connect {left.describe()} ({left!r}) to {right.describe()} ({right!r})."
+        )
+
+
+class MarkovOperator(abc.ABC):
+    """A Markov kernel K: X → P(Y). ``K1 >> K2`` is first K1, then K2 (finite: P1 @ P2).
+
+    THEORY: Notation. Concrete operators are frozen and validated at construction.
+    """
+
+    @property
+    @abc.abstractmethod
+    def domain(self) -> Space: ...
+
+    @property
+    @abc.abstractmethod
+    def codomain(self) -> Space: ...
+
+    @abc.abstractmethod
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        """One draw y_i ~ K(x_i) for each input x_i (vectorised over the leading axis)."""
+
+    def log_density(self, x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+        """log k(x, y) w.r.t. the codomain's base measure."""
+        raise NotImplementedError(f"{type(self).__name__} has no closed-form density.")
+
+    def push(self, mu: Distribution) -> Distribution:
+        """The exact law mu K, where it is closed-form."""
+        raise NotImplementedError(f"The law of {mu!r} >> {self!r} has no closed form.")
+
+    def __rshift__(self, other: object) -> MarkovOperator:
+        from ..mechanisms.base import Mechanism
+        from .algebra import compose
+
+        if isinstance(other, Mechanism):
+            raise TypeError(
+                f"`K >> M` is undefined: a mechanism is applied first (write `M >> K`); got {self!r} >> {other!r}."
+            )
+        if not isinstance(other, MarkovOperator):
+            return NotImplemented
+        return compose(self, other)
+
+    def __pow__(self, r: int) -> MarkovOperator:
+        from .algebra import power
+
+        return power(self, r)

@@ -1,0 +1,107 @@
+"""Finite kernels: row-stochastic matrices K[x, y] = P(Y = y | X = x) (THEORY: Notation)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._random import RNGLike, as_generator
+from .._validation import check_stochastic_matrix, fail
+from ..distributions import Categorical, Distribution, PointMass
+from ..spaces import FiniteSpace
+from . import _sampling
+from .base import MarkovOperator, require_compatible
+
+
+def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
+    """Input states: integers in [0, k)."""
+    arr = np.asarray(x)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise fail(name, f"integer states in [0, {k - 1}]", f"dtype {arr.dtype}", TypeError)
+    bad = (arr < 0) | (arr >= k)
+    if bad.any():
+        raise fail(name, f"integer states in [0, {k - 1}]", int(arr[bad][0]))
+    return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+@dataclass(frozen=True, eq=False, repr=False)
+class FiniteKernel(MarkovOperator):
+    """The kernel of a row-stochastic matrix: K(x) = Categorical(matrix[x]).
+
+    Each row must be a probability vector (entries >= 0, sum 1 ± 1e-12); no silent renormalisation.
+    The matrix is stored as a read-only copy.
+    """
+
+    matrix: NDArray[np.float64]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "matrix", check_stochastic_matrix("matrix", self.matrix))
+
+    @property
+    def domain(self) -> FiniteSpace:
+        return FiniteSpace(self.matrix.shape[0])
+
+    @property
+    def codomain(self) -> FiniteSpace:
+        return FiniteSpace(self.matrix.shape[1])
+
+    @cached_property
+    def _cdf(self) -> NDArray[np.float64]:
+        out = np.empty_like(self.matrix)
+        _sampling.cumulative_rows(np.ascontiguousarray(self.matrix), out)
+        return out
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.int64]:
+        states = check_states("x", x, self.matrix.shape[0])
+        out = np.empty(states.size, dtype=np.int64)
+        _sampling.sample_rows(self._cdf, states.ravel(), as_generator(rng).random(states.size), out)
+        return out.reshape(states.shape)
+
+    def log_density(self, x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+        xs = check_states("x", x, self.matrix.shape[0])
+        ys = check_states("y", y, self.matrix.shape[1])
+        with np.errstate(divide="ignore"):
+            return np.log(self.matrix[xs, ys])
+
+    def push(self, mu: Distribution) -> Distribution:
+        """Categorical q → Categorical(q @ P); a point mass at x → row x."""
+        require_compatible(mu.space, self.domain, "mu >> K")
+        if isinstance(mu, Categorical):
+            return Categorical(_renormalised(mu.probs @ self.matrix))
+        if isinstance(mu, PointMass):
+            return Categorical(self.matrix[mu.x])
+        return super().push(mu)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, FiniteKernel) and np.array_equal(self.matrix, other.matrix)
+
+    def __hash__(self) -> int:
+        return hash(self.matrix.tobytes())
+
+    def __repr__(self) -> str:
+        return f"FiniteKernel({matrix_text(self.matrix)})"
+
+
+def matrix_text(matrix: NDArray[np.float64]) -> str:
+    """A one-line rendering of a small matrix (rounded to 4 digits), or its shape when large."""
+    k, m = matrix.shape
+    return repr(np.round(matrix, 4).tolist()) if k * m <= 25 else f"<{k}x{m} matrix>"
+
+
+def _renormalised(probs: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Undo float round-off of an exact product of stochastic objects (drift ~1e-16, far below 1e-12)."""
+    return probs / probs.sum(axis=-1, keepdims=True)
+
+
+def stochastic_product(left: NDArray[np.float64], right: NDArray[np.float64]) -> NDArray[np.float64]:
+    """left @ right for row-stochastic matrices, rows re-summed to 1 against round-off."""
+    return _renormalised(left @ right)
+
+
+__all__ = ["FiniteKernel", "check_states", "matrix_text", "stochastic_product"]

@@ -1,0 +1,79 @@
+"""Gaussian kernels K(x) = N(x, sigma² I) on R^d (BBGG-E1)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._random import RNGLike, as_generator
+from .._validation import check_int, check_positive, check_real, fail
+from ..distributions import Distribution, Normal, PointMass
+from ..spaces import RealSpace
+from .base import MarkovOperator, require_compatible
+
+
+def check_points(name: str, x: ArrayLike, d: int) -> NDArray[np.float64]:
+    """Points of R^d: shape (n,) when d = 1 (a scalar is one point), (n, d) otherwise."""
+    arr = np.asarray(check_real(name, x), dtype=np.float64)
+    if d == 1:
+        if arr.ndim > 1 and arr.shape[-1] != 1:
+            raise fail(name, "points of R^1, shape (n,)", f"shape {arr.shape}")
+        return arr.reshape(arr.shape[:1]) if arr.ndim > 1 else arr
+    if arr.ndim == 0 or arr.shape[-1] != d:
+        raise fail(name, f"points of R^{d}, shape (n, {d})", f"shape {arr.shape}")
+    return arr
+
+
+@dataclass(frozen=True)
+class GaussianKernel(MarkovOperator):
+    """K(x) = N(x, sigma² I_d): additive isotropic Gaussian noise; `sigma` is a standard deviation.
+
+    THEORY: BBGG-E1. Chains merge exactly: N(., s1²) then N(., s2²) is N(., s1² + s2²).
+    """
+
+    sigma: float
+    dim: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
+        object.__setattr__(self, "dim", check_int("dim", self.dim, minimum=1))
+
+    @property
+    def domain(self) -> RealSpace:
+        return RealSpace(self.dim)
+
+    @property
+    def codomain(self) -> RealSpace:
+        return RealSpace(self.dim)
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:
+        points = check_points("x", x, self.dim)
+        return points + self.sigma * as_generator(rng).standard_normal(points.shape)
+
+    def log_density(self, x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+        diff = check_points("y", y, self.dim) - check_points("x", x, self.dim)
+        sq = diff**2 if self.dim == 1 else (diff**2).sum(axis=-1)
+        return -0.5 * sq / self.sigma**2 - self.dim * (np.log(self.sigma) + 0.5 * np.log(2 * np.pi))
+
+    def push(self, mu: Distribution) -> Distribution:
+        """N(m, s²) → N(m, s² + sigma²); a point mass at x → N(x, sigma²)."""
+        require_compatible(mu.space, self.domain, "mu >> K")
+        if isinstance(mu, Normal):
+            return Normal(mu.mean, float(np.hypot(mu.sigma, self.sigma)))
+        if isinstance(mu, PointMass):
+            return Normal(mu.x, self.sigma)
+        return super().push(mu)
+
+    def __repr__(self) -> str:
+        dim = "" if self.dim == 1 else f", dim={self.dim}"
+        return f"GaussianKernel(sigma={self.sigma!r}{dim})"
+
+
+def merge_gaussians(sigmas: list[float], dim: int) -> GaussianKernel:
+    """The exact composition of Gaussian kernels: sigma = sqrt(Σ sigma_i²)."""
+    return GaussianKernel(float(np.sqrt(np.sum(np.square(sigmas)))), dim)
+
+
+__all__ = ["GaussianKernel", "check_points", "merge_gaussians"]

@@ -1,0 +1,44 @@
+"""The identity kernel K(x) = δ_x: the neutral element of ``>>``."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from .._random import RNGLike
+from ..distributions import Distribution
+from ..spaces import FiniteSpace, Space
+from .base import MarkovOperator, require_compatible
+from .finite import check_states
+from .gaussian import check_points
+
+
+@dataclass(frozen=True)
+class Identity(MarkovOperator):
+    """K(x) = δ_x on `space` (no post-processing)."""
+
+    space: Space
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.space, Space):
+            raise TypeError(f"`space` must be a Space such as FiniteSpace(k) or RealSpace(d); got {self.space!r}.")
+
+    @property
+    def domain(self) -> Space:
+        return self.space
+
+    @property
+    def codomain(self) -> Space:
+        return self.space
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        if isinstance(self.space, FiniteSpace):
+            return check_states("x", x, self.space.k).copy()
+        return np.array(check_points("x", x, self.space.size), copy=True)
+
+    def push(self, mu: Distribution) -> Distribution:
+        require_compatible(mu.space, self.space, "mu >> K")
+        return mu

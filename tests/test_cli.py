@@ -1,0 +1,71 @@
+"""The `markovdp` command line: list, certify, report, validate, and its errors (exit code 2, no traceback)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from markovdp.cli import main
+
+
+def run_cli(*args: str, cwd=None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "markovdp.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+def test_list_names_every_scenario(capsys):
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    for name in ("BBGG-T1", "AAC-T1", "AAC-phi", "STD-GaussHS", "STD-LapHS"):
+        assert name in out
+
+
+def test_certify_a_csv_matrix(tmp_path, capsys):
+    path = tmp_path / "k.csv"
+    np.savetxt(path, 0.7 * np.eye(3) + 0.1, delimiter=",")
+    assert main(["certify", str(path), "--eps", "1.0", "--delta", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "Dobrushin" in out and "BBGG-T1.3" in out and "0.7 " in out  # TV-Dobrushin of 0.7 I + 0.1
+
+
+def test_certify_refuses_unnormalised_rows_unless_asked(tmp_path, capsys):
+    path = tmp_path / "k.npy"
+    np.save(path, np.array([[2.0, 2.0], [1.0, 3.0]]))
+    assert main(["certify", str(path)]) == 2
+    assert "`matrix` must be row-stochastic" in capsys.readouterr().out
+    assert main(["certify", str(path), "--normalize"]) == 0
+
+
+def test_validate_writes_datasets_report_and_plots(tmp_path):
+    out = tmp_path / "out"
+    result = run_cli("validate", "AAC-phi", "STD-LapHS", "--quick", "--samples", "4000",
+                     "--scheduler", "synchronous", "--out", str(out), cwd=tmp_path)
+    assert result.returncode == 0, result.stdout + result.stderr
+    for name in ("AAC-phi", "STD-LapHS"):
+        with xr.open_dataset(out / f"{name}.nc", engine="h5netcdf") as ds:
+            assert {"bound", "bound_theorem", "exact", "estimate", "ci_low", "ci_high", "verdict"} <= set(ds)
+            assert ds.attrs["theory_id"] == name and ds.attrs["scenario"] == name
+            assert ds["verdict"].attrs["flag_meanings"] == "ok violation not_applicable"
+        assert (out / f"{name}.png").stat().st_size > 0
+    report = (out / "report.md").read_text()
+    assert "STD-LapHS" in report and "violation" in report
+    assert not list((out / ".checkpoints").rglob("*.nc")) if (out / ".checkpoints").exists() else True
+    listed = run_cli("report", str(out / "STD-LapHS.nc"))
+    assert listed.returncode == 0 and "STD-LapHS" in listed.stdout
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["validate", "NOPE"], "BBGG-T1"),
+    (["validate", "--samples", "0", "AAC-phi"], "`--samples`"),
+    (["validate", "AAC-phi", "--scheduler", "tcp://127.0.0.1:1"], "127.0.0.1:1"),
+    (["certify", "missing.csv"], "`MATRIX`"),
+])
+def test_bad_command_lines_exit_2_with_a_message_and_no_traceback(tmp_path, args, message):
+    result = run_cli(*args, "--out", str(tmp_path)) if args[0] == "validate" else run_cli(*args, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert message in result.stdout + result.stderr
+    assert "Traceback" not in result.stdout + result.stderr

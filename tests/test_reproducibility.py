@@ -1,0 +1,244 @@
+"""Scheduler and chunking invariance of sweeps, checkpoint/resume, result files (DESIGN §7–8).
+
+The toy scenario (`markovdp.sweeps._toy.ToyScenario`) lives in the package so process-pool and
+distributed workers can unpickle it.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+import xarray as xr
+
+from markovdp.sweeps import (
+    CHECKPOINT_DIR,
+    NOT_APPLICABLE,
+    OK,
+    VIOLATION,
+    SchedulerUnreachable,
+    open_executor,
+    run_sweep,
+    verdict,
+)
+from markovdp.sweeps._toy import ToyScenario
+
+SCENARIO = ToyScenario()
+SAMPLES = 2300  # batches of 500: 4 full and a partial one of 300
+SEED = 20260901
+
+
+class Killed(Exception):
+    """Stands in for a kill part-way through a sweep."""
+
+
+def kill_after(batches: int):
+    """A progress callback that 'kills' the sweep once at least `batches` (point, batch) tasks are done.
+
+    Progress counts one task per ``evaluate(point)`` (18 points) plus one per (point, batch).
+    """
+    def progress(done: int, total: int) -> None:
+        if done >= 18 + batches:
+            raise Killed
+
+    return progress
+
+
+@pytest.fixture(scope="module")
+def cluster_address():
+    """One 2-worker LocalCluster on loopback, shared by the module; its address as a scheduler string."""
+    from distributed import LocalCluster
+
+    with LocalCluster(host="127.0.0.1", n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, silence_logs=logging.ERROR,
+                      scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"}) as cluster:
+        yield cluster.scheduler_address
+
+
+@pytest.fixture(scope="module")
+def reference() -> xr.Dataset:
+    """The uninterrupted sweep: synchronous, one (point, batch) task per chunk."""
+    return run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", chunk_size=1)
+
+
+# -- scheduler and chunking invariance -----------------------------------------------------------------
+@pytest.mark.parametrize("scheduler", ["synchronous", "threads", "processes", "cluster"])
+def test_bit_identical_for_any_scheduler_and_chunk_size(scheduler, reference, request):
+    if scheduler == "cluster":
+        scheduler = request.getfixturevalue("cluster_address")
+    with open_executor(scheduler) as executor:
+        for chunk_size in (2, 7):
+            ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor=executor, chunk_size=chunk_size)
+            xr.testing.assert_identical(ds, reference)
+
+
+def test_default_local_cluster_starts_and_stops_quickly(reference):
+    start = time.monotonic()
+    with open_executor(None) as executor:
+        assert executor.n_workers == (os.cpu_count() or 1)
+        ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor=executor)
+    xr.testing.assert_identical(ds, reference)
+    assert time.monotonic() - start < 20
+
+
+def test_seed_is_an_address_of_the_point_not_its_position(reference):
+    quick = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, quick=True, executor="synchronous")
+    shared = reference.sel(a=quick.a, b=quick.b, rule=quick.rule)
+    assert quick.sizes["a"] < reference.sizes["a"]
+    np.testing.assert_array_equal(quick.estimate.values, shared.estimate.values)
+    other = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED + 1, executor="synchronous")
+    assert not np.array_equal(other.estimate.values, reference.estimate.values)
+
+
+def test_schema(reference):
+    ds = reference
+    assert tuple(ds.bound.dims) == ("a", "b", "rule")
+    for name in ("bound", "exact", "estimate", "ci_low", "ci_high", "ci_low_verdict"):
+        assert ds[name].dtype == np.float64
+    assert ds.verdict.dtype == np.int8
+    np.testing.assert_array_equal(ds.verdict.attrs["flag_values"], np.array([0, 1, 2], dtype=np.int8))
+    assert ds.verdict.attrs["flag_values"].dtype == np.int8
+    assert ds.verdict.attrs["flag_meanings"] == "ok violation not_applicable"
+    assert list(ds.theorem.values) == ["TOY-TIGHT", "TOY-LOOSE"]
+    assert ds.candidate_bound.dims == ("a", "b", "rule", "theorem")
+    none = ds.sel(rule="none")
+    assert np.isnan(none.bound).all() and (none.bound_theorem == "").all()
+    assert (none.verdict == NOT_APPLICABLE).all() and (ds.sel(rule="tight").verdict == OK).all()
+    assert np.isfinite(ds.estimate).all()
+    assert (ds.ci_low_verdict < ds.ci_low).all() and (ds.ci_low <= ds.estimate).all()
+    assert ds.attrs == {
+        "markovdp_version": ds.attrs["markovdp_version"], "scenario": "TOY", "theory_id": "TOY-TV",
+        "description": ds.attrs["description"], "target": "upper", "seed_entropy": str(SEED), "batch_size": 500, "samples": SAMPLES,
+        "confidence": 0.95, "verdict_confidence": 1 - 1e-6 / 18, "command": "", "quick": 0,
+    }
+
+
+def test_verdict_level_follows_points_in_the_whole_run(reference):
+    wide = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", n_points_total=10_000)
+    assert (wide.ci_low_verdict < reference.ci_low_verdict).all()
+    xr.testing.assert_identical(wide.estimate, reference.estimate)
+
+
+def test_without_monte_carlo_and_with_a_broken_bound():
+    ds = run_sweep(ToyScenario(monte_carlo=False), samples=10, seed=1, executor="synchronous")
+    assert np.isnan(ds.estimate).all() and np.isnan(ds.ci_low_verdict).all()
+    assert set(np.unique(ds.verdict.values)) == {OK, NOT_APPLICABLE}
+    broken = run_sweep(ToyScenario(slack=0.5), samples=1000, seed=1, executor="synchronous")
+    assert (broken.verdict.sel(rule="tight") == VIOLATION).all()
+
+
+# -- checkpoints and resume ------------------------------------------------------------------------------
+def test_resume_after_kill_equals_uninterrupted_run(tmp_path, reference, cluster_address):
+    with pytest.raises(Killed):
+        run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="threads", out=tmp_path, chunk_size=4,
+                  progress=kill_after(20))
+    store = tmp_path / CHECKPOINT_DIR / "TOY"
+    files = sorted(p.name for p in store.iterdir())
+    assert "manifest.json" in files and any(f.endswith(".npz") for f in files)
+    assert all(f == "manifest.json" or f.endswith(".npz") for f in files), files
+    assert not list((tmp_path / CHECKPOINT_DIR).rglob("*.nc"))
+    assert not (tmp_path / "TOY.nc").exists()
+
+    seen = []
+    ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor=cluster_address, out=tmp_path,
+                   resume=True, chunk_size=3, progress=lambda done, total: seen.append((done, total)))
+    assert 0 < seen[0][0] < seen[0][1]  # some batches came from the checkpoint
+    xr.testing.assert_identical(ds, reference)
+    assert not (tmp_path / CHECKPOINT_DIR).exists()
+    back = xr.open_dataset(tmp_path / "TOY.nc", engine="h5netcdf").load()
+    xr.testing.assert_identical(back, reference)
+    for name in back.variables:
+        assert back[name].attrs.keys() == reference[name].attrs.keys()
+
+
+def test_kill_on_a_cluster_then_resume(tmp_path, reference, cluster_address):
+    with pytest.raises(Killed):
+        run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor=cluster_address, out=tmp_path,
+                  chunk_size=2, progress=kill_after(10))
+    ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True)
+    xr.testing.assert_identical(ds, reference)
+
+
+@pytest.mark.parametrize(("changed", "match"), [({"seed": SEED + 1}, "seed"),
+                                                ({"samples": SAMPLES + 1}, "samples"),
+                                                ({"quick": True}, "quick")])
+def test_resume_refuses_a_checkpoint_made_otherwise(tmp_path, changed, match):
+    settings = {"samples": SAMPLES, "seed": SEED}
+    with pytest.raises(Killed):
+        run_sweep(SCENARIO, **settings, executor="synchronous", out=tmp_path, chunk_size=5,
+                  progress=kill_after(15))
+    with pytest.raises(ValueError, match=match):
+        run_sweep(SCENARIO, **{**settings, **changed}, executor="synchronous", out=tmp_path, resume=True)
+    assert (tmp_path / CHECKPOINT_DIR / "TOY" / "manifest.json").exists()  # refused, not deleted
+    # Without resume, the stale checkpoint is discarded and the run starts afresh.
+    run_sweep(SCENARIO, **{**settings, **changed}, executor="synchronous", out=tmp_path)
+    assert not (tmp_path / CHECKPOINT_DIR).exists() and (tmp_path / "TOY.nc").exists()
+
+
+def test_stale_checkpoint_is_removed_without_resume(tmp_path, reference):
+    stale = tmp_path / CHECKPOINT_DIR / "TOY"
+    stale.mkdir(parents=True)
+    (stale / "chunk-junk.npz").write_bytes(b"not a checkpoint")
+    ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path)
+    xr.testing.assert_identical(ds, reference)
+    assert not (tmp_path / CHECKPOINT_DIR).exists()
+    assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["TOY.nc"]
+
+
+# -- bad input ------------------------------------------------------------------------------------------
+def test_unreachable_scheduler_fails_fast_with_the_address():
+    start = time.monotonic()
+    with pytest.raises(SchedulerUnreachable, match=r"tcp://127\.0\.0\.1:1"), open_executor("tcp://127.0.0.1:1"):
+        pass
+    assert time.monotonic() - start < 12.5
+
+
+@pytest.mark.parametrize("scheduler", ["thread", "tcp://host-without-port"])
+def test_malformed_scheduler_is_a_value_error(scheduler):
+    with pytest.raises(ValueError, match="`scheduler`"), open_executor(scheduler):
+        pass
+
+
+@pytest.mark.parametrize("samples", [0, -3])
+def test_samples_must_be_positive(samples):
+    with pytest.raises(ValueError, match="`samples`"):
+        run_sweep(SCENARIO, samples=samples, seed=1, executor="synchronous")
+
+
+def test_resume_needs_out():
+    with pytest.raises(ValueError, match="`out`"):
+        run_sweep(SCENARIO, samples=10, seed=1, executor="synchronous", resume=True)
+
+
+# -- the verdict rule -----------------------------------------------------------------------------------
+@pytest.mark.parametrize(
+    ("bound", "exact", "ci_low", "target", "expected"),
+    [
+        (0.5, 0.4, 0.3, "upper", OK),
+        (0.5, 0.5 * (1 + 1e-12), math.nan, "upper", OK),  # float noise is not a violation
+        (0.5, math.nan, math.nan, "upper", OK),  # nothing to check against
+        (math.inf, 0.9, 0.8, "upper", OK),  # a vacuous bound is sound
+        (0.5, 0.51, math.nan, "upper", VIOLATION),  # by the exact value
+        (0.5, math.nan, 0.51, "upper", VIOLATION),  # by the Monte Carlo lower bound
+        (0.5, 0.4, 0.51, "upper", VIOLATION),
+        (0.0, 1e-11, math.nan, "upper", VIOLATION),
+        (math.nan, 0.9, 0.8, "upper", NOT_APPLICABLE),
+        (math.nan, 0.9, 0.8, "equality", NOT_APPLICABLE),
+        (0.5, 0.5, 0.3, "equality", OK),  # the Monte Carlo check stays one-sided
+        (0.5, 0.49, 0.3, "equality", VIOLATION),  # a closed form below the truth... or above it
+        (0.5, 0.51, 0.3, "equality", VIOLATION),
+        (0.5, math.nan, 0.51, "equality", VIOLATION),
+    ],
+)
+def test_verdict_rule(bound, exact, ci_low, target, expected):
+    assert verdict(bound, exact, ci_low, target=target) == expected
+
+
+def test_verdict_rejects_unknown_target():
+    with pytest.raises(ValueError, match="`target`"):
+        verdict(0.5, 0.4, 0.3, target="lower")
