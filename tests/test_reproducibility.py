@@ -113,7 +113,8 @@ def test_schema(reference):
     assert (ds.ci_low_verdict < ds.ci_low).all() and (ds.ci_low <= ds.estimate).all()
     assert ds.attrs == {
         "markovdp_version": ds.attrs["markovdp_version"], "scenario": "TOY", "theory_id": "TOY-TV",
-        "description": ds.attrs["description"], "target": "upper", "seed_entropy": str(SEED), "batch_size": 500, "samples": SAMPLES,
+        "description": ds.attrs["description"], "target": "upper", "seed_entropy": str(SEED),
+        "batch_size": 500, "samples": SAMPLES,
         "confidence": 0.95, "verdict_confidence": 1 - 1e-6 / 18, "command": "", "quick": 0,
     }
 
