@@ -218,3 +218,18 @@ def test_distribution_through_kernel():
     law = md.Normal(1.0, 0.3) >> md.GaussianKernel(0.4)
     assert law == md.Normal(1.0, 0.5)
     assert md.PointMass(2.0) >> md.LaplaceKernel(1.0) == md.Laplace(2.0, 1.0)
+
+
+def test_both_inverse_cdf_searches_return_the_same_samples():
+    from markovdp.operators import _sampling
+
+    rng = np.random.default_rng(12)
+    for m in (2, 7, 300):
+        cdf = np.empty((5, m))
+        _sampling.cumulative_rows(random_stochastic(5, m, m, zeros=True), cdf)
+        x, u = rng.integers(0, 5, 10_000), rng.random(10_000)
+        a, b = np.empty(10_000, np.int64), np.empty(10_000, np.int64)
+        _sampling._scan(cdf, x, u, a)
+        _sampling._bisect(cdf, x, u, b)
+        np.testing.assert_array_equal(a, b)
+        assert np.all(cdf[x, a] > u) and np.all((a == 0) | (cdf[x, np.maximum(a - 1, 0)] <= u))
