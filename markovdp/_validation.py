@@ -161,3 +161,17 @@ def check_stochastic_matrix(name: str, value: ArrayLike) -> NDArray[np.float64]:
         raise fail(name, f"row-stochastic (each row summing to 1 ±{ROW_SUM_TOL:g})",
                    f"row {row} summing to {float(sums[row])!r}")
     return readonly(arr)
+
+
+def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
+    """Input states: integers in [0, k)."""
+    arr = np.asarray(x)
+    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
+        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
+            arr = arr.astype(np.int64)
+        else:
+            raise fail(name, f"integer states in [0, {k - 1}]", f"dtype {arr.dtype}", TypeError)
+    bad = (arr < 0) | (arr >= k)
+    if bad.any():
+        raise fail(name, f"integer states in [0, {k - 1}]", int(arr[bad][0]))
+    return np.ascontiguousarray(arr, dtype=np.int64)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import shlex
 import sys
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -97,6 +98,8 @@ def _validate(args, console, argv) -> int:
     samples = args.samples if args.samples is not None else (QUICK_SAMPLES if args.quick else FULL_SAMPLES)
     if samples < 1:
         raise UsageError(f"`--samples` must be an integer >= 1; got {samples}.")
+    if args.seed < 0:
+        raise UsageError(f"`--seed` must be a non-negative integer; got {args.seed}.")
     command = "markovdp " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     m_total = sum(int(np.prod([len(v) for v in s.grid(args.quick).values()])) for s in scenarios)
     datasets = []
@@ -150,8 +153,17 @@ def _report(args, console) -> int:
 
     if not args.file.exists():
         raise FileNotFoundError(f"`FILE` must be an existing result file; got {str(args.file)!r}.")
-    with xr.open_dataset(args.file, engine="h5netcdf") as ds:
-        ds = ds.load()
+    try:
+        with xr.open_dataset(args.file, engine="h5netcdf") as ds:
+            ds = ds.load()
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"`FILE` must be a netCDF file written by `markovdp validate`; got {str(args.file)!r} "
+                         f"({exc}).") from exc
+    missing = {"scenario", "theory_id", "confidence"} - set(ds.attrs)
+    missing |= {"bound", "bound_theorem", "exact", "estimate", "ci_low", "ci_high", "verdict"} - set(ds)
+    if missing:
+        raise UsageError(f"`FILE` must be a result of `markovdp validate`; {str(args.file)!r} lacks "
+                         f"{', '.join(sorted(missing))}.")
     from rich.table import Table
 
     from .report import _fmt, estimate_text, rows
@@ -171,13 +183,22 @@ def load_matrix(path: Path, normalize: bool) -> np.ndarray:
     """A stochastic matrix from .npy or .csv; rows divided by their sums only when `normalize`."""
     if not path.exists():
         raise FileNotFoundError(f"`MATRIX` must be an existing .npy or .csv file; got {str(path)!r}.")
-    if path.suffix == ".npy":
-        matrix = np.load(path, allow_pickle=False)
-    elif path.suffix == ".csv":
-        matrix = np.loadtxt(path, delimiter=",", ndmin=2)
-    else:
+    if path.suffix not in (".npy", ".csv"):
         raise UsageError(f"`MATRIX` must be a .npy or .csv file; got {str(path)!r}.")
-    matrix = np.asarray(matrix, dtype=np.float64)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an empty .csv is reported below as an empty matrix
+            if path.suffix == ".npy":
+                matrix = np.load(path, allow_pickle=False)
+            else:
+                matrix = np.loadtxt(path, delimiter=",", ndmin=2)
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"`MATRIX` must be a numeric matrix in {path.suffix} format; got {str(path)!r} "
+                         f"({exc}).") from exc
+    try:
+        matrix = np.asarray(matrix, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"`MATRIX` must hold numbers; got {str(path)!r} ({exc}).") from exc
     if normalize:
         from ._validation import check_range
 
@@ -192,11 +213,17 @@ def load_matrix(path: Path, normalize: bool) -> np.ndarray:
 def _certify(args, console) -> int:
     from rich.table import Table
 
+    from ._validation import check_eps, check_probability
     from .guarantees import certify, dobrushin, doeblin, ldp_epsilon, ultra_mixing
     from .guarantees.types import Bound
     from .mechanisms import DeclaredDP
     from .operators import FiniteKernel
 
+    if args.delta is not None and args.eps is None:
+        raise UsageError("`--delta` needs `--eps` (the mechanism's (eps, delta) guarantee).")
+    if args.eps is not None:
+        check_eps("--eps", args.eps)
+    delta = float(check_probability("--delta", 0.0 if args.delta is None else args.delta))
     kernel = FiniteKernel(load_matrix(args.matrix, args.normalize))
     k, m = kernel.matrix.shape
     coeffs = Table("coefficient (BBGG-D1, AAC-eta)", "value", title=f"{args.matrix.name}: {k}×{m} kernel")
@@ -214,7 +241,6 @@ def _certify(args, console) -> int:
     console.print(ldp)
 
     if args.eps is not None:
-        delta = 0.0 if args.delta is None else args.delta
         cert = certify(DeclaredDP(args.eps, delta) >> kernel)
         amp = Table("theorem", f"delta at eps={args.eps:g}", f"eps at delta={delta:g}", "note",
                     title=f"Amplification of an ({args.eps:g}, {delta:g})-DP mechanism by K (BBGG-T1)")
@@ -227,8 +253,6 @@ def _certify(args, console) -> int:
         console.print(amp)
         console.print(f"Best at eps={args.eps:g}: delta = {_num(cert.delta(args.eps))} "
                       f"({best.theorem if best else 'none'}).")
-    elif args.delta is not None:
-        raise UsageError("`--delta` needs `--eps` (the mechanism's (eps, delta) guarantee).")
     return 0
 
 

@@ -10,7 +10,15 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ._random import RNGLike, as_generator
-from ._validation import check_int, check_positive, check_probability_vector, check_real, fail, readonly
+from ._validation import (
+    check_int,
+    check_positive,
+    check_probability_vector,
+    check_real,
+    check_states,
+    fail,
+    readonly,
+)
 from .spaces import FiniteSpace, RealSpace, Space
 
 if TYPE_CHECKING:
@@ -61,8 +69,9 @@ class Categorical(Distribution):
         return as_generator(rng).choice(self.probs.size, size=_count(n), p=self.probs).astype(np.int64)
 
     def log_density(self, x: ArrayLike) -> NDArray[np.float64]:
+        states = check_states("x", x, self.probs.size)
         with np.errstate(divide="ignore"):
-            return np.log(self.probs)[np.asarray(x, dtype=np.int64)]
+            return np.log(self.probs)[states]
 
     def __repr__(self) -> str:
         return f"Categorical({np.round(self.probs, 4).tolist()!r})"
@@ -101,7 +110,7 @@ class Normal(Distribution):
         return self.mean + self.sigma * as_generator(rng).standard_normal(shape)
 
     def log_density(self, x: ArrayLike) -> NDArray[np.float64]:
-        x = np.asarray(x, dtype=np.float64)
+        x = np.asarray(check_real("x", x), dtype=np.float64)
         d = self.space.d
         sq = (x - self.mean) ** 2
         if self.mean.ndim == 1:
@@ -128,7 +137,10 @@ class Laplace(Distribution):
     scale: float
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "loc", float(check_real("loc", self.loc)))
+        loc = check_real("loc", self.loc)
+        if np.ndim(loc) != 0:
+            raise fail("loc", "a scalar (Laplace is 1-D)", f"shape {np.shape(loc)}", TypeError)
+        object.__setattr__(self, "loc", float(loc))
         object.__setattr__(self, "scale", check_positive("scale", self.scale))
 
     @property
@@ -139,7 +151,7 @@ class Laplace(Distribution):
         return as_generator(rng).laplace(self.loc, self.scale, size=_count(n))
 
     def log_density(self, x: ArrayLike) -> NDArray[np.float64]:
-        x = np.asarray(x, dtype=np.float64)
+        x = np.asarray(check_real("x", x), dtype=np.float64)
         return -np.abs(x - self.loc) / self.scale - np.log(2 * self.scale)
 
 

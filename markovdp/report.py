@@ -114,8 +114,10 @@ def plot(ds: xr.Dataset, path: Path) -> Path:
     ax2.legend(fontsize=8)
     fig.tight_layout()
     path = Path(path)
-    fig.savefig(path, dpi=110)
+    tmp = path.with_name(f".{path.name}.tmp")
+    fig.savefig(tmp, dpi=110, format="png")
     plt.close(fig)
+    tmp.replace(path)
     return path
 
 

@@ -58,9 +58,36 @@ def test_validate_writes_datasets_report_and_plots(tmp_path):
     assert listed.returncode == 0 and "STD-LapHS" in listed.stdout
 
 
+def test_certify_checks_options_before_printing(tmp_path, capsys):
+    path = tmp_path / "k.npy"
+    np.save(path, 0.7 * np.eye(3) + 0.1)
+    for args, name in ((["--eps", "inf"], "`--eps`"), (["--eps", "1", "--delta", "2"], "`--delta`"),
+                       (["--delta", "0.1"], "`--delta`")):
+        assert main(["certify", str(path), *args]) == 2
+        out = capsys.readouterr().out
+        assert name in out and "Dobrushin" not in out
+
+
+@pytest.mark.parametrize("content", ["not a number,1\n", ""])
+def test_certify_reports_unreadable_matrices(tmp_path, capsys, content):
+    path = tmp_path / "k.csv"
+    path.write_text(content)
+    assert main(["certify", str(path)]) == 2
+    assert "`matrix" in capsys.readouterr().out.lower()
+
+
+def test_report_refuses_files_that_are_not_results(tmp_path, capsys):
+    np.save(tmp_path / "k.npy", np.eye(2))
+    xr.Dataset({"x": ("i", [1.0])}).to_netcdf(tmp_path / "other.nc", engine="h5netcdf")
+    for name in ("k.npy", "other.nc"):
+        assert main(["report", str(tmp_path / name)]) == 2
+        assert "`FILE` must be" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["validate", "NOPE"], "BBGG-T1"),
     (["validate", "--samples", "0", "AAC-phi"], "`--samples`"),
+    (["validate", "--seed", "-1", "AAC-phi"], "`--seed`"),
     (["validate", "AAC-phi", "--scheduler", "tcp://127.0.0.1:1"], "127.0.0.1:1"),
     (["certify", "missing.csv"], "`MATRIX`"),
 ])

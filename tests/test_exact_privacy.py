@@ -216,3 +216,41 @@ def test_theorem_decorator_registers_a_new_rule():
             md.theorem("TEST-HALF")(lambda s: None)
     finally:
         registry._RULES.pop("TEST-HALF")
+
+
+def test_profile_and_inverse_stay_exact_past_float_overflow_of_e_eps():
+    """A zero cell keeps delta = 0.5 for every eps: no NaN past eps ~ 709.78, and no finite eps at 0.1."""
+    mech = md.FiniteMechanism([[0.5, 0.5, 0.0], [0.2, 0.3, 0.5], [0.1, 0.1, 0.8]], neighbours=[(0, 1)])
+    np.testing.assert_array_equal(md.privacy_profile(mech, np.array([700.0, 710.0, 800.0, np.inf])), 0.5)
+    assert md.privacy_epsilon(mech, 0.1) == math.inf
+    assert md.certify(mech).epsilon(0.1) == math.inf
+    assert md.certify(mech).delta(800.0) == 0.5
+
+
+def test_privacy_epsilon_of_a_tiny_sigma_gaussian_is_finite():
+    """sigma = 1e-3: eps(delta = 1e-5) is about 5e5 (STD-GaussHS inverted), not inf."""
+    mech = md.GaussianMechanism(1e-3)
+    eps = md.privacy_epsilon(mech, 1e-5)
+    assert 4e5 < eps < 6e5
+    assert md.privacy_profile(mech, eps) <= 1e-5 < md.privacy_profile(mech, eps * (1 - 1e-9))
+
+
+def test_finite_identity_kernel_is_a_finite_kernel_for_every_rule():
+    cert = md.certify(md.RandomizedResponse(2, 1.0) >> md.Identity(md.FiniteSpace(2)))
+    for rule in ("POST", "BBGG-T1.1", "BBGG-T1.2", "BBGG-T1.3"):
+        assert isinstance(cert.candidates[rule], Bound)
+    assert md.dobrushin(md.Identity(md.FiniteSpace(3))) == 1.0
+
+
+@pytest.mark.parametrize("eps0", [0.0, 1.0, 50.0, 700.0])
+def test_declared_witness_matches_the_dominating_curve_at_extremes(eps0):
+    declared = md.DeclaredDP(eps0, 0.01)
+    eps = np.array([0.0, eps0 / 2, eps0])
+    np.testing.assert_allclose(md.privacy_profile(declared.witness(), eps), md.certify(declared).delta(eps),
+                               rtol=1e-9, atol=1e-15)
+
+
+def test_rdp_to_dp_accepts_a_curve():
+    cert = md.certify(md.GaussianMechanism(1.0))
+    alphas = np.linspace(1.5, 64, 200)
+    assert md.rdp_to_dp(cert.renyi, alphas, 1e-5) == md.rdp_to_dp(cert.renyi(alphas), alphas, 1e-5)

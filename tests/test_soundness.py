@@ -27,7 +27,7 @@ def assert_sound(exact: float, bound: float, what: str) -> None:
 @st.composite
 def finite_pipelines(draw):
     k = draw(st.integers(2, 6))
-    m = draw(st.integers(2, 6))
+    m = draw(st.integers(1, 6))
     mech = md.FiniteMechanism(draw(stochastic_matrices(rows=k, cols=m)), neighbours=draw(neighbour_relations(k)))
     kernel = md.FiniteKernel(draw(stochastic_matrices(rows=m)))
     return mech, kernel

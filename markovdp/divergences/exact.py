@@ -366,8 +366,10 @@ def gauss_hockey_stick(ratio: float, eps: Array) -> Array:
     a = ratio / 2.0 - e / ratio
     b = -ratio / 2.0 - e / ratio
     log_a, log_b = special.log_ndtr(a), special.log_ndtr(b)
-    exponent = np.minimum(e + log_b - log_a, 0.0)  # log(e^eps Phi(b)/Phi(a)) <= 0
-    values = np.exp(log_a) * -np.expm1(exponent)
+    # Phi(a) underflowing to 0 (log_a = -inf, as at tiny D/s) means Phi(a) − e^eps Phi(b) <= Phi(a) = 0.
+    zero = np.isneginf(log_a)
+    exponent = np.minimum(e + log_b - np.where(zero, 0.0, log_a), 0.0)  # log(e^eps Phi(b)/Phi(a)) <= 0
+    values = np.where(zero, 0.0, np.exp(log_a) * -np.expm1(exponent))
     # eps = 0: TV = 2 Phi(D/(2s)) − 1 = erf(D/(2 sqrt(2) s)), exact for tiny D/s too
     values = np.where(e == 0.0, special.erf(ratio / (2.0 * math.sqrt(2.0))), values)
     out[finite] = values

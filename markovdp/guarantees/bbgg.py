@@ -47,7 +47,7 @@ def _rule(theorem_id: str, build: Callable[[FiniteKernel, Bound], tuple[dict, Ca
         if isinstance(built, NotApplicable):
             return built
         coefficients, curve = built
-        inputs = {"mechanism": repr(subject.mechanism), "kernel": repr(kernel), **coefficients}
+        inputs = {"mechanism": subject.mechanism, "kernel": kernel, **coefficients}
         return Bound(theorem_id, inputs, curve)
 
     rule.__name__ = theorem_id.replace("-", "_").replace(".", "_").lower()

@@ -2,23 +2,29 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_order, check_probability, check_range, fail
 
 
-def rdp_to_dp(rdp: ArrayLike, alpha: ArrayLike, delta: float) -> float:
+def rdp_to_dp(rdp_curve_or_value: ArrayLike | Callable[[NDArray[np.float64]], ArrayLike], alpha: ArrayLike,
+              delta: float) -> float:
     """The best eps over the given orders for which (alpha, rdp(alpha))-RDP implies (eps, delta)-DP.
 
     STD-RDP2DP: eps = r + log((alpha − 1)/alpha) − (log delta + log alpha)/(alpha − 1) (Balle et al. 2020,
     Thm 21), never worse than Mironov's r + log(1/delta)/(alpha − 1); alpha = inf gives eps = r.
-    Clipped at 0. `rdp` is one value per order (or one value for all), in nats.
+    Clipped at 0. `rdp_curve_or_value`: a curve alpha ↦ eps(alpha) (e.g. ``Certificate.renyi``), one value
+    per order, or one value for all orders, in nats.
     """
     alpha_arr = np.atleast_1d(np.asarray(check_order("alpha", alpha), dtype=np.float64))
-    rdp_arr = np.atleast_1d(check_range("rdp", rdp, low=0.0, allow_inf=True, allowed=">= 0"))
+    values = rdp_curve_or_value(alpha_arr) if callable(rdp_curve_or_value) else rdp_curve_or_value
+    rdp_arr = np.atleast_1d(check_range("rdp_curve_or_value", values, low=0.0, allow_inf=True, allowed=">= 0"))
     if rdp_arr.size not in (1, alpha_arr.size):
-        raise fail("rdp", f"one value or one per order ({alpha_arr.size})", f"{rdp_arr.size} values")
+        raise fail("rdp_curve_or_value", f"one value or one per order ({alpha_arr.size})",
+                   f"{rdp_arr.size} values")
     rdp_arr = np.broadcast_to(rdp_arr, alpha_arr.shape)
     delta = float(check_probability("delta", delta))
     if delta == 1.0:

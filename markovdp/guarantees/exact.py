@@ -73,15 +73,14 @@ def _check_subject(subject: Any) -> Mechanism:
 
 def _pairwise_hockey_stick(matrix: NDArray[np.float64], pairs: NDArray[np.int64],
                            eps: NDArray[np.float64]) -> NDArray[np.float64]:
-    """(n_eps, n_pairs) array of Σ_y [P_i(y) − e^eps P_j(y)]_+ (e^inf: the D_inf mass)."""
-    p, q = matrix[pairs[:, 0]], matrix[pairs[:, 1]]
-    out = np.empty((eps.size, pairs.shape[0]))
-    for n, e in enumerate(eps.ravel()):
-        if np.isinf(e):
-            out[n] = np.where(q == 0, p, 0.0).sum(axis=1)
-        else:
-            out[n] = np.maximum(p - np.exp(e) * q, 0.0).sum(axis=1)
-    return out
+    """(n_eps, n_pairs) array of Σ_y [P_i(y) − e^eps P_j(y)]_+ (eps = inf: the D_inf mass).
+
+    Through the exact finite sum of `divergences`, which never forms e^eps (no inf · 0 for eps > 709).
+    """
+    from ..divergences.exact import hockey_stick_finite
+
+    flat = np.asarray(eps, dtype=np.float64).ravel()
+    return np.stack([hockey_stick_finite(matrix[i], matrix[j], flat) for i, j in pairs], axis=1)
 
 
 def worst_pair(mechanism: Mechanism, eps: float) -> tuple[int, int]:

@@ -32,10 +32,10 @@ def mechanism_bound(mechanism: Mechanism, theorem_id: str) -> Bound:
         eps0, delta0 = mechanism.eps, mechanism.delta
         # Pure DP bounds every Rényi order by eps0 (R_alpha <= R_inf); approximate DP bounds none.
         renyi = (lambda a: np.full(a.shape, eps0)) if delta0 == 0 else None
-        return Bound(theorem_id, {"mechanism": repr(mechanism), "source": "STD-DominatingPair"},
+        return Bound(theorem_id, {"mechanism": mechanism, "source": "STD-DominatingPair"},
                      dominating_pair_curve(eps0, delta0), renyi)
     privacy_profile(mechanism, 1.0)  # raises NotImplementedError where no exact curve exists
-    return Bound(theorem_id, {"mechanism": repr(mechanism), "source": "exact profile"},
+    return Bound(theorem_id, {"mechanism": mechanism, "source": "exact profile"},
                  lambda e: np.asarray(privacy_profile(mechanism, e)),
                  lambda a: np.asarray(renyi_profile(mechanism, a)))
 
@@ -54,4 +54,4 @@ def post(subject: Any) -> Bound | NotApplicable:
     if not isinstance(subject, PostProcessed):
         return NotApplicable("POST", "POST applies to a post-processed pipeline M >> K.")
     bound = mechanism_bound(subject.mechanism, "POST")
-    return Bound("POST", {**bound.inputs, "kernel": repr(subject.kernel)}, bound.delta_curve, bound.renyi_curve)
+    return Bound("POST", {**bound.inputs, "kernel": subject.kernel}, bound.delta_curve, bound.renyi_curve)

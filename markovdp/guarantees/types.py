@@ -31,23 +31,30 @@ def evaluate_curve(curve: Curve, eps: NDArray[np.float64]) -> NDArray[np.float64
 
 
 def invert_profile(profile: Callable[[float], float], delta: float, *, xtol: float = 1e-12,
-                   eps_max: float = 1e4) -> float:
+                   eps_max: float = 2.0**60) -> float:
     """The smallest eps >= 0 with profile(eps) <= delta, for a non-increasing profile (inf if none).
 
-    Bisection (robust to flat and step-like curves such as STD-DominatingPair) to `xtol` in eps;
-    the returned eps always satisfies profile(eps) <= delta.
+    inf when even profile(inf) (the D_inf limit) exceeds delta; otherwise doubling then bisection
+    (robust to flat and step-like curves such as STD-DominatingPair) to `xtol` relative in eps. The
+    returned eps always satisfies profile(eps) <= delta; a NaN value never counts as satisfied.
     """
-    if profile(0.0) <= delta:
+
+    def satisfied(eps: float) -> bool:
+        return bool(profile(eps) <= delta)  # False for NaN
+
+    if satisfied(0.0):
         return 0.0
+    if not satisfied(math.inf):
+        return math.inf
     hi = 1.0
-    while profile(hi) > delta:
+    while not satisfied(hi):
         hi *= 2.0
         if hi > eps_max:
             return math.inf
     lo = hi / 2.0 if hi > 1.0 else 0.0
     while hi - lo > xtol * max(1.0, hi):
         mid = 0.5 * (lo + hi)
-        if profile(mid) <= delta:
+        if satisfied(mid):
             hi = mid
         else:
             lo = mid

@@ -14,7 +14,8 @@ from .._validation import check_positive
 from ..distributions import Distribution
 from ..operators.base import MarkovOperator, require_compatible
 from ..operators.finite import FiniteKernel, stochastic_product
-from ..spaces import Space
+from ..operators.identity import Identity
+from ..spaces import FiniteSpace, Space
 
 
 class Neighbourhood(abc.ABC):
@@ -128,6 +129,9 @@ class PostProcessed(Mechanism):
             inner = self.mechanism
             object.__setattr__(self, "mechanism", inner.mechanism)
             object.__setattr__(self, "kernel", inner.kernel >> self.kernel)
+        if isinstance(self.kernel, Identity) and isinstance(self.kernel.space, FiniteSpace):
+            # exact: the identity on {0..k-1} is the k x k identity matrix (so every finite rule applies)
+            object.__setattr__(self, "kernel", FiniteKernel(self.kernel.matrix))
         space = self.mechanism.output_space
         if space is not None:
             require_compatible(space, self.kernel.domain, "M >> K")

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import special
 
 from .._random import RNGLike
 from .._validation import check_eps, check_probability
@@ -50,8 +51,11 @@ class DeclaredDP(Mechanism):
         STD-DominatingPair: rows [delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0] and its mirror,
         neighbours (0, 1). Every bound certified for ``DeclaredDP(eps, delta) >> K`` must hold for it.
         """
-        # (1 - delta) / (1 + e^eps) and its e^eps multiple, written without overflow for large eps.
-        low = (1.0 - self.delta) / (1.0 + np.exp(self.eps)) if self.eps < 700 else 0.0
+        # (1 - delta) / (1 + e^eps) = (1 - delta) expit(-eps): no overflow; it underflows to 0 only past
+        # eps ~ 745, where the two rows would become disjoint (not representable in float64).
+        low = (1.0 - self.delta) * float(special.expit(-self.eps))
+        if low == 0.0 and self.delta < 1.0:
+            raise NotImplementedError(f"The witness of {self!r} is not representable in float64 (eps <= 700).")
         high = (1.0 - self.delta) - low
         rows = np.array([[self.delta, high, low, 0.0], [0.0, low, high, self.delta]])
         return FiniteMechanism(rows, neighbours=[(0, 1)])

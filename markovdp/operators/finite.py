@@ -9,25 +9,11 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_stochastic_matrix, fail
+from .._validation import check_states, check_stochastic_matrix
 from ..distributions import Categorical, Distribution, PointMass
 from ..spaces import FiniteSpace
 from . import _sampling
 from .base import MarkovOperator, require_compatible
-
-
-def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
-    """Input states: integers in [0, k)."""
-    arr = np.asarray(x)
-    if arr.dtype == bool or not np.issubdtype(arr.dtype, np.integer):
-        if np.issubdtype(arr.dtype, np.floating) and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
-            arr = arr.astype(np.int64)
-        else:
-            raise fail(name, f"integer states in [0, {k - 1}]", f"dtype {arr.dtype}", TypeError)
-    bad = (arr < 0) | (arr >= k)
-    if bad.any():
-        raise fail(name, f"integer states in [0, {k - 1}]", int(arr[bad][0]))
-    return np.ascontiguousarray(arr, dtype=np.int64)
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -104,4 +90,4 @@ def stochastic_product(left: NDArray[np.float64], right: NDArray[np.float64]) ->
     return _renormalised(left @ right)
 
 
-__all__ = ["FiniteKernel", "check_states", "matrix_text", "stochastic_product"]
+__all__ = ["FiniteKernel", "matrix_text", "stochastic_product"]

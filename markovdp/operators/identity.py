@@ -9,10 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
+from .._validation import check_states, readonly
 from ..distributions import Distribution
 from ..spaces import FiniteSpace, Space
 from .base import MarkovOperator, require_compatible
-from .finite import check_states
 from .gaussian import check_points
 
 
@@ -38,6 +38,13 @@ class Identity(MarkovOperator):
         if isinstance(self.space, FiniteSpace):
             return check_states("x", x, self.space.k).copy()
         return np.array(check_points("x", x, self.space.size), copy=True)
+
+    @property
+    def matrix(self) -> NDArray[np.float64]:
+        """The identity matrix, on a finite space (an AttributeError on R^d)."""
+        if not isinstance(self.space, FiniteSpace):
+            raise AttributeError(f"Identity on {self.space.describe()} has no matrix.")
+        return readonly(np.eye(self.space.k))
 
     def push(self, mu: Distribution) -> Distribution:
         require_compatible(mu.space, self.space, "mu >> K")
