@@ -22,7 +22,8 @@ def events(m: int):
 def hockey_stick_bruteforce(p, q, eps: float) -> float:
     """E_{e^eps}(p||q) = sup over events E of p(E) - e^eps q(E) (THEORY: Notation), by enumeration."""
     p, q = np.asarray(p, float), np.asarray(q, float)
-    gamma = math.inf if eps == math.inf else math.exp(eps)
+    # e^eps overflows past 709.78; there e^eps q(E) > 1 >= p(E) for any q(E) > 1e-300, as for gamma = inf.
+    gamma = math.exp(eps) if eps < 709.0 else math.inf
     best = 0.0
     for mask in events(p.size):
         if gamma == math.inf:
