@@ -9,7 +9,6 @@ from __future__ import annotations
 import logging
 import math
 import os
-import time
 from pathlib import Path
 
 import numpy as np
@@ -77,13 +76,27 @@ def test_bit_identical_for_any_scheduler_and_chunk_size(scheduler, reference, re
             xr.testing.assert_identical(ds, reference)
 
 
-def test_default_local_cluster_starts_and_stops_quickly(reference):
-    start = time.monotonic()
+def test_default_local_cluster_gives_the_same_result(reference):
     with open_executor(None) as executor:
         assert executor.n_workers == (os.cpu_count() or 1)
         ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor=executor)
     xr.testing.assert_identical(ds, reference)
-    assert time.monotonic() - start < 20
+
+
+@pytest.mark.parametrize("name", ["BBGG-T1", "STD-GaussHS"])
+def test_catalogue_scenarios_are_bit_identical_on_the_cluster(name, cluster_address):
+    """A real scenario (finite and continuous, split by batch parity) on the shared 2-worker cluster,
+    with two chunkings, equals the synchronous run."""
+    from markovdp.validation import get_scenario
+
+    scenario = get_scenario(name)
+    samples = 3 * scenario.batch_size + 17
+    expected = run_sweep(scenario, samples=samples, seed=SEED, quick=True, executor="synchronous")
+    with open_executor(cluster_address) as executor:
+        for chunk_size in (1, 5):
+            ds = run_sweep(scenario, samples=samples, seed=SEED, quick=True, executor=executor,
+                           chunk_size=chunk_size)
+            xr.testing.assert_identical(ds, expected)
 
 
 def test_seed_is_an_address_of_the_point_not_its_position(reference):
@@ -192,11 +205,9 @@ def test_stale_checkpoint_is_removed_without_resume(tmp_path, reference):
 
 
 # -- bad input ------------------------------------------------------------------------------------------
-def test_unreachable_scheduler_fails_fast_with_the_address():
-    start = time.monotonic()
+def test_unreachable_scheduler_is_an_error_naming_the_address():
     with pytest.raises(SchedulerUnreachable, match=r"tcp://127\.0\.0\.1:1"), open_executor("tcp://127.0.0.1:1"):
         pass
-    assert time.monotonic() - start < 12.5
 
 
 @pytest.mark.parametrize("scheduler", ["thread", "tcp://host-without-port"])
