@@ -175,3 +175,15 @@ def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
     if bad.any():
         raise fail(name, f"integer states in [0, {k - 1}]", int(arr[bad][0]))
     return np.ascontiguousarray(arr, dtype=np.int64)
+
+
+def check_points(name: str, x: ArrayLike, d: int) -> NDArray[np.float64]:
+    """Points of R^d: shape (n,) when d = 1 (a scalar is one point), (n, d) otherwise."""
+    arr = np.asarray(check_real(name, x), dtype=np.float64)
+    if d == 1:
+        if arr.ndim > 1 and arr.shape[-1] != 1:
+            raise fail(name, "points of R^1, shape (n,)", f"shape {arr.shape}")
+        return arr.reshape(arr.shape[:1]) if arr.ndim > 1 else arr
+    if arr.ndim == 0 or arr.shape[-1] != d:
+        raise fail(name, f"points of R^{d}, shape (n, {d})", f"shape {arr.shape}")
+    return arr

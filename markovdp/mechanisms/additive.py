@@ -9,9 +9,8 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_positive
+from .._validation import check_int, check_points, check_positive
 from ..distributions import Laplace, Normal
-from ..operators.gaussian import check_points
 from ..spaces import RealSpace
 from .base import L1Ball, L2Ball, Mechanism
 

@@ -19,12 +19,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_probability_vector, fail
+from .._validation import check_int, check_points, check_probability_vector, fail
 from ..distributions import Distribution
 from ..spaces import FiniteSpace, RealSpace, Space
 from .base import MarkovOperator, require_compatible
 from .finite import FiniteKernel, stochastic_product
-from .gaussian import GaussianKernel, check_points, merge_gaussians
+from .gaussian import GaussianKernel, merge_gaussians
 from .identity import Identity
 
 

@@ -8,22 +8,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_positive, check_real, fail
+from .._validation import check_int, check_points, check_positive
 from ..distributions import Distribution, Normal, PointMass
 from ..spaces import RealSpace
 from .base import MarkovOperator, require_compatible
-
-
-def check_points(name: str, x: ArrayLike, d: int) -> NDArray[np.float64]:
-    """Points of R^d: shape (n,) when d = 1 (a scalar is one point), (n, d) otherwise."""
-    arr = np.asarray(check_real(name, x), dtype=np.float64)
-    if d == 1:
-        if arr.ndim > 1 and arr.shape[-1] != 1:
-            raise fail(name, "points of R^1, shape (n,)", f"shape {arr.shape}")
-        return arr.reshape(arr.shape[:1]) if arr.ndim > 1 else arr
-    if arr.ndim == 0 or arr.shape[-1] != d:
-        raise fail(name, f"points of R^{d}, shape (n, {d})", f"shape {arr.shape}")
-    return arr
 
 
 @dataclass(frozen=True)
@@ -76,4 +64,4 @@ def merge_gaussians(sigmas: list[float], dim: int) -> GaussianKernel:
     return GaussianKernel(float(np.sqrt(np.sum(np.square(sigmas)))), dim)
 
 
-__all__ = ["GaussianKernel", "check_points", "merge_gaussians"]
+__all__ = ["GaussianKernel", "merge_gaussians"]

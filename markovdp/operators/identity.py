@@ -9,11 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
-from .._validation import check_states, readonly
+from .._validation import check_points, check_states, readonly
 from ..distributions import Distribution
 from ..spaces import FiniteSpace, Space
 from .base import MarkovOperator, require_compatible
-from .gaussian import check_points
 
 
 @dataclass(frozen=True)

@@ -8,11 +8,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_positive
+from .._validation import check_points, check_positive
 from ..distributions import Distribution, Laplace, PointMass
 from ..spaces import RealSpace
 from .base import MarkovOperator, require_compatible
-from .gaussian import check_points
 
 
 @dataclass(frozen=True)
