@@ -38,15 +38,22 @@ class FiniteKernel(MarkovOperator):
         return FiniteSpace(self.matrix.shape[1])
 
     @cached_property
-    def _cdf(self) -> NDArray[np.float64]:
-        out = np.empty_like(self.matrix)
-        _sampling.cumulative_rows(np.ascontiguousarray(self.matrix), out)
-        return out
+    def _sampling_tables(self) -> tuple[NDArray[np.float64], NDArray[np.int32] | None]:
+        """Row CDFs (last entry pinned to 1) and, for many outputs, their guide table."""
+        cdf = np.empty_like(self.matrix)
+        _sampling.cumulative_rows(np.ascontiguousarray(self.matrix), cdf)
+        if cdf.shape[1] <= _sampling.LINEAR_SCAN_MAX:
+            return cdf, None
+        guide = np.empty(cdf.shape, dtype=np.int32)
+        _sampling.guide_table(cdf, guide)
+        return cdf, guide
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.int64]:
+        """y_i ~ Categorical(matrix[x_i]) by inverse CDF, one uniform per draw (compiled with numba)."""
         states = check_states("x", x, self.matrix.shape[0])
         out = np.empty(states.size, dtype=np.int64)
-        _sampling.sample_rows(self._cdf, states.ravel(), as_generator(rng).random(states.size), out)
+        cdf, guide = self._sampling_tables
+        _sampling.sample_rows(cdf, guide, states.ravel(), as_generator(rng).random(states.size), out)
         return out.reshape(states.shape)
 
     def log_density(self, x: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
