@@ -174,7 +174,7 @@ def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
     bad = (arr < 0) | (arr >= k)
     if bad.any():
         raise fail(name, f"integer states in [0, {k - 1}]", int(arr[bad][0]))
-    return np.ascontiguousarray(arr, dtype=np.int64)
+    return np.asarray(arr, dtype=np.int64, order="C")  # a scalar stays a scalar
 
 
 def check_points(name: str, x: ArrayLike, d: int) -> NDArray[np.float64]:

@@ -68,7 +68,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ValueError, TypeError, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False)
         return 2
-    except ConnectionError as exc:  # SchedulerUnreachable
+    except OSError as exc:  # SchedulerUnreachable (a ConnectionError), unwritable output, unreadable files
         console.print(f"[bold red]error:[/] {exc}", highlight=False)
         return 2
 
@@ -94,7 +94,10 @@ def _validate(args, console, argv) -> int:
     from .sweeps import open_executor, run_sweep
     from .validation import SCENARIOS, get_scenario
 
-    scenarios = [get_scenario(n) for n in args.scenarios] if args.scenarios else list(SCENARIOS.values())
+    names = list(dict.fromkeys(args.scenarios)) or list(SCENARIOS)  # each scenario once, in the order given
+    scenarios = [get_scenario(n) for n in names]
+    if args.out.exists() and not args.out.is_dir():
+        raise UsageError(f"`--out` must be a folder; got the file {str(args.out)!r}.")
     samples = args.samples if args.samples is not None else (QUICK_SAMPLES if args.quick else FULL_SAMPLES)
     if samples < 1:
         raise UsageError(f"`--samples` must be an integer >= 1; got {samples}.")
@@ -236,8 +239,8 @@ def _certify(args, console) -> int:
     console.print(coeffs)
 
     ldp = Table("delta", "smallest eps with K (eps, delta)-LDP (AAC-T1)", title="LDP profile")
-    for delta in (0.0, 1e-6, 1e-3, 1e-2, 0.1):
-        ldp.add_row(f"{delta:g}", _num(ldp_epsilon(kernel, delta)))
+    for level in (0.0, 1e-6, 1e-3, 1e-2, 0.1):
+        ldp.add_row(f"{level:g}", _num(ldp_epsilon(kernel, level)))
     console.print(ldp)
 
     if args.eps is not None:

@@ -12,6 +12,7 @@ from numpy.typing import ArrayLike, NDArray
 from ._random import RNGLike, as_generator
 from ._validation import (
     check_int,
+    check_points,
     check_positive,
     check_probability_vector,
     check_real,
@@ -84,10 +85,11 @@ class Categorical(Distribution):
 
 
 def _vector(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    """A point of R^d: a scalar for d = 1 (a length-1 vector is read as that scalar), a vector otherwise."""
     arr = np.asarray(check_real(name, value), dtype=np.float64)
-    if arr.ndim > 1:
-        raise fail(name, "a scalar or a 1-D vector", f"shape {arr.shape}")
-    return readonly(arr)
+    if arr.ndim > 1 or arr.size == 0:
+        raise fail(name, "a scalar or a non-empty 1-D vector", f"shape {arr.shape}")
+    return readonly(arr.reshape(()) if arr.size == 1 else arr)
 
 
 @dataclass(frozen=True, repr=False)
@@ -110,8 +112,8 @@ class Normal(Distribution):
         return self.mean + self.sigma * as_generator(rng).standard_normal(shape)
 
     def log_density(self, x: ArrayLike) -> NDArray[np.float64]:
-        x = np.asarray(check_real("x", x), dtype=np.float64)
         d = self.space.d
+        x = check_points("x", x, d)
         sq = (x - self.mean) ** 2
         if self.mean.ndim == 1:
             sq = sq.sum(axis=-1)
@@ -151,7 +153,7 @@ class Laplace(Distribution):
         return as_generator(rng).laplace(self.loc, self.scale, size=_count(n))
 
     def log_density(self, x: ArrayLike) -> NDArray[np.float64]:
-        x = np.asarray(check_real("x", x), dtype=np.float64)
+        x = check_points("x", x, 1)
         return -np.abs(x - self.loc) / self.scale - np.log(2 * self.scale)
 
 

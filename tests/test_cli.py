@@ -84,6 +84,29 @@ def test_report_refuses_files_that_are_not_results(tmp_path, capsys):
         assert "`FILE` must be" in capsys.readouterr().out
 
 
+def test_certify_amplifies_the_delta_it_is_given(tmp_path, capsys):
+    path = tmp_path / "k.npy"
+    np.save(path, np.array([[0.9, 0.1], [0.2, 0.8]]))
+    assert main(["certify", str(path), "--eps", "1", "--delta", "0"]) == 0
+    out = capsys.readouterr().out
+    assert "(1, 0)-DP mechanism" in out and "Best at eps=1: delta = 0 " in out
+
+
+def test_validate_refuses_an_output_file_instead_of_a_folder(tmp_path):
+    target = tmp_path / "afile"
+    target.write_text("hi")
+    result = run_cli("validate", "AAC-phi", "--scheduler", "synchronous", "--out", str(target))
+    assert result.returncode == 2 and "`--out` must be a folder" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_validate_runs_each_named_scenario_once(tmp_path):
+    result = run_cli("validate", "AAC-phi", "AAC-phi", "--quick", "--scheduler", "synchronous", "--out",
+                     str(tmp_path))
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout.count("AAC-phi: violations") == 1
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["validate", "NOPE"], "BBGG-T1"),
     (["validate", "--samples", "0", "AAC-phi"], "`--samples`"),

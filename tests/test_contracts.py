@@ -236,3 +236,34 @@ def test_both_inverse_cdf_searches_return_the_same_samples():
         np.testing.assert_array_equal(a, b)
         # the definition of inverse-CDF sampling, by numpy: the first y with cdf > u
         np.testing.assert_array_equal(a, (cdf[x] <= u[:, None]).sum(axis=1))
+
+
+def test_finite_identity_merges_in_mixtures_and_tensors():
+    k = md.FiniteKernel(random_stochastic(2, 2, 80))
+    ident = md.Identity(md.FiniteSpace(2))
+    np.testing.assert_allclose(md.mixture([k, ident]).matrix, 0.5 * (k.matrix + np.eye(2)), atol=1e-15)
+    np.testing.assert_allclose(md.tensor(k, ident).matrix, np.kron(k.matrix, np.eye(2)), atol=0)
+    assert md.tensor_power(ident, 2) == md.FiniteKernel(np.eye(4))
+
+
+@pytest.mark.parametrize("op", [Mixture((md.GaussianKernel(0.5), md.LaplaceKernel(1.0)), np.array([0.3, 0.7])),
+                                md.tensor(md.GaussianKernel(0.5), md.LaplaceKernel(1.0)),
+                                md.FiniteKernel(random_stochastic(3, 2, 81))], ids=repr)
+def test_one_input_gives_one_output_and_zero_inputs_none(op):
+    one = 0.3 if op.domain == md.RealSpace(1) else (1 if isinstance(op.domain, md.FiniteSpace) else [0.3, 1.0])
+    y = op.sample(one, rng=0)
+    assert np.shape(y) == np.shape(one)
+    empty = np.empty((0,) + np.shape(one), dtype=int if isinstance(op.domain, md.FiniteSpace) else float)
+    assert op.sample(empty, rng=0).shape[0] == 0
+
+
+def test_pushing_a_law_from_another_space_is_incompatible():
+    with pytest.raises(md.IncompatibleSpaces):
+        md.Categorical([0.4, 0.6]) >> md.mixture([md.GaussianKernel(1.0), md.LaplaceKernel(1.0)])
+
+
+def test_gaussian_mechanism_output_is_a_point_of_its_space():
+    assert md.GaussianMechanism(1.0, dim=2).output([0.0, 1.0]).space == md.RealSpace(2)
+    with pytest.raises(ValueError, match="`value`"):
+        md.GaussianMechanism(1.0, dim=2).output(0.0)
+    assert md.Normal([0.0], 1.0) == md.Normal(0.0, 1.0)

@@ -254,3 +254,22 @@ def test_rdp_to_dp_accepts_a_curve():
     cert = md.certify(md.GaussianMechanism(1.0))
     alphas = np.linspace(1.5, 64, 200)
     assert md.rdp_to_dp(cert.renyi, alphas, 1e-5) == md.rdp_to_dp(cert.renyi(alphas), alphas, 1e-5)
+
+
+@pytest.mark.parametrize("subject", [md.GaussianMechanism(1.0), md.GaussianMechanism(100.0),
+                                     md.GaussianMechanism(10.0) >> md.GaussianKernel(10.0)], ids=repr)
+def test_a_gaussian_is_never_pure_dp_even_where_its_profile_underflows(subject):
+    assert md.privacy_epsilon(subject, 0.0) == math.inf
+    assert md.certify(subject).epsilon(0.0) == math.inf
+
+
+def test_laplace_pure_dp_level_is_sensitivity_over_scale():
+    assert md.privacy_epsilon(md.LaplaceMechanism(0.5), 0.0) == pytest.approx(2.0, rel=1e-15)
+    assert md.certify(md.LaplaceMechanism(0.5)).epsilon(0.0) == pytest.approx(2.0, rel=1e-15)
+
+
+def test_best_needs_a_scalar_and_is_none_without_any_rdp_guarantee():
+    cert = md.certify(md.DeclaredDP(1.0, 0.1))
+    assert cert.best(alpha=2.0) is None
+    with pytest.raises(TypeError, match="`eps`"):
+        cert.best(eps=np.array([0.5, 1.0]))

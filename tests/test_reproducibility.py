@@ -178,6 +178,25 @@ def test_kill_on_a_cluster_then_resume(tmp_path, reference, cluster_address):
     xr.testing.assert_identical(ds, reference)
 
 
+@pytest.mark.parametrize("damage", ["truncate", "inflate"])
+def test_resume_refuses_a_damaged_checkpoint(tmp_path, damage):
+    with pytest.raises(Killed):
+        run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, chunk_size=5,
+                  progress=kill_after(15))
+    chunk = sorted((tmp_path / CHECKPOINT_DIR / "TOY").glob("chunk-*.npz"))[0]
+    if damage == "truncate":
+        chunk.write_bytes(chunk.read_bytes()[:100])
+        match = "unreadable"
+    else:  # well-formed counts that cannot come from the batch size
+        with np.load(chunk) as data:
+            arrays = dict(data)
+        arrays["counts"] = arrays["counts"] * 1000
+        np.savez(chunk, **arrays)
+        match = "do not add up"
+    with pytest.raises(ValueError, match=match):
+        run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True)
+
+
 @pytest.mark.parametrize(("changed", "match"), [({"seed": SEED + 1}, "seed"),
                                                 ({"samples": SAMPLES + 1}, "samples"),
                                                 ({"quick": True}, "quick")])

@@ -40,6 +40,8 @@ __all__ = [
     "split_counts",
 ]
 
+#: Largest number of cells inferred from discrete samples when `k` is not given (counts cost 8 bytes a cell).
+MAX_INFERRED_K = 2**20
 #: Number of equal-probability bins for continuous samples when `bins` is not given.
 DEFAULT_BINS = 64
 
@@ -266,7 +268,13 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
     if discrete:
         if bins is not None:
             raise fail("bins", "None for integer (discrete) samples; use `k`", "given")
-        k = int(max(xp.max(), xq.max(), 0)) + 1 if k is None else check_int("k", k, minimum=1)
+        if k is None:
+            k = int(max(xp.max(), xq.max(), 0)) + 1
+            if k > MAX_INFERRED_K:
+                raise fail("k", f"given explicitly when the largest sample exceeds {MAX_INFERRED_K - 1} "
+                                "(the counts would need one cell per value)", k - 1)
+        else:
+            k = check_int("k", k, minimum=1)
         _check_support("samples_p", xp, k)
         _check_support("samples_q", xq, k)
         return _split_counts(xp.astype(np.int64), k), _split_counts(xq.astype(np.int64), k), True

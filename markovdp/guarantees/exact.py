@@ -138,10 +138,10 @@ def privacy_epsilon(mechanism: Mechanism, delta: float) -> float:
         matrix, pairs = form
         if pairs.shape[0] == matrix.shape[0] * (matrix.shape[0] - 1):
             return ldp_epsilon(matrix, target)
-        if target == 0.0:  # pure DP: the largest log ratio over pairs (inf where supports differ)
-            mass_inf = _pairwise_hockey_stick(matrix, pairs, np.array([np.inf])).max()
-            if mass_inf > 0:
-                return float("inf")
+    if target == 0.0:
+        # Pure DP: delta(eps) = 0 iff eps >= R_inf = log ess sup of the likelihood ratio (THEORY: Notation).
+        # Read it from the exact R_inf, never from a profile that merely underflowed to 0 (Gaussian: inf).
+        return float(renyi_profile(subject, np.inf))
     return invert_profile(lambda e: float(privacy_profile(subject, e)), target)
 
 

@@ -80,8 +80,14 @@ class Bound:
         return _as_output(evaluate_curve(self.delta_curve, eps_arr), eps_arr)
 
     def epsilon(self, delta: float) -> float:
-        """The smallest eps with delta(eps) <= `delta` (inf if none)."""
+        """The smallest eps with delta(eps) <= `delta` (inf if none).
+
+        At delta = 0 a bound with an RDP curve answers with its R_inf bound (eps-DP iff R_inf <= eps), not
+        with a profile that may only have underflowed to 0 (a Gaussian is never pure DP).
+        """
         target = float(check_probability("delta", delta))
+        if target == 0.0 and self.renyi_curve is not None:
+            return float(self.renyi(np.inf))
         return invert_profile(lambda e: float(self.delta(e)), target)
 
     def renyi(self, alpha: ArrayLike) -> float | NDArray[np.float64]:
@@ -139,19 +145,20 @@ class Certificate:
         return _as_output(best, alpha_arr)
 
     def best(self, *, eps: float | None = None, alpha: float | None = None) -> Bound | None:
-        """The winning Bound at `eps` (or at RDP order `alpha`); None if nothing applies.
+        """The winning Bound at `eps` (or at RDP order `alpha`); None if nothing applies (or, for `alpha`,
+        if no candidate bounds RDP at all).
 
         Ties go to the rule registered first (MECH, POST, then BBGG-T1.1 … T1.4).
         """
         if (eps is None) == (alpha is None):
             raise TypeError("`best` takes exactly one of `eps` or `alpha`.")
+        name, point = ("eps", eps) if eps is not None else ("alpha", alpha)
+        if np.ndim(point) != 0:
+            raise TypeError(f"`{name}` must be a scalar for `best`; got an array of shape {np.shape(point)}.")
         bounds = self.bounds
-        if not bounds:
+        values = [float(b.delta(eps)) if eps is not None else float(b.renyi(alpha)) for b in bounds]
+        if not bounds or (alpha is not None and min(values) == math.inf):
             return None
-        if eps is not None:
-            values = [float(b.delta(eps)) for b in bounds]
-        else:
-            values = [float(b.renyi(alpha)) for b in bounds]
         return bounds[int(np.argmin(values))]
 
     def reasons(self) -> dict[str, str]:

@@ -9,7 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_points, check_positive
+from .._validation import check_int, check_points, check_positive, fail
 from ..distributions import Laplace, Normal
 from ..spaces import RealSpace
 from .base import L1Ball, L2Ball, Mechanism
@@ -40,7 +40,11 @@ class GaussianMechanism(Mechanism):
         return RealSpace(self.dim)
 
     def output(self, value: Any) -> Normal:
-        return Normal(value, self.sigma)
+        """N(value, sigma² I) for one query value, a point of R^dim."""
+        point = check_points("value", value, self.dim)
+        if point.ndim != (0 if self.dim == 1 else 1):
+            raise fail("value", f"one point of R^{self.dim}", f"shape {point.shape}")
+        return Normal(point, self.sigma)
 
     def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:
         points = check_points("value", value, self.dim)
@@ -74,6 +78,7 @@ class LaplaceMechanism(Mechanism):
         return RealSpace(1)
 
     def output(self, value: Any) -> Laplace:
+        """Lap(value, scale) for one real query value."""
         return Laplace(value, self.scale)
 
     def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:

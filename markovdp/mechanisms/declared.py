@@ -51,8 +51,8 @@ class DeclaredDP(Mechanism):
         STD-DominatingPair: rows [delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0] and its mirror,
         neighbours (0, 1). Every bound certified for ``DeclaredDP(eps, delta) >> K`` must hold for it.
         """
-        # (1 - delta) / (1 + e^eps) = (1 - delta) expit(-eps): no overflow; it underflows to 0 only past
-        # eps ~ 745, where the two rows would become disjoint (not representable in float64).
+        # (1 - delta) / (1 + e^eps) = (1 - delta) expit(-eps); it becomes 0 past eps ~ 709.78 (e^eps
+        # overflows), where the two rows would be disjoint: that witness is not representable in float64.
         low = (1.0 - self.delta) * float(special.expit(-self.eps))
         if low == 0.0 and self.delta < 1.0:
             raise NotImplementedError(f"The witness of {self!r} is not representable in float64 (eps <= 700).")

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_points, check_probability_vector, fail
+from .._validation import check_int, check_points, check_probability_vector, check_states, fail
 from ..distributions import Distribution
 from ..spaces import FiniteSpace, RealSpace, Space
 from .base import MarkovOperator, require_compatible
@@ -32,6 +32,22 @@ def _check_operator(name: str, value: Any) -> MarkovOperator:
     if not isinstance(value, MarkovOperator):
         raise fail(name, "a MarkovOperator", type(value).__name__, TypeError)
     return value
+
+
+def _as_finite(op: MarkovOperator) -> FiniteKernel | None:
+    """`op` as one FiniteKernel when it is one exactly (a finite kernel, or the identity on {0..k-1})."""
+    if isinstance(op, FiniteKernel):
+        return op
+    if isinstance(op, Identity) and isinstance(op.space, FiniteSpace):
+        return FiniteKernel(op.matrix)
+    return None
+
+
+def check_inputs(space: Space, x: ArrayLike) -> NDArray[Any]:
+    """Inputs of an operator on `space`: states of a finite space, points of R^d (shape (n,) or (n, d))."""
+    if isinstance(space, FiniteSpace):
+        return check_states("x", x, space.k)
+    return check_points("x", x, space.size)
 
 
 def _merge_pair(left: MarkovOperator, right: MarkovOperator) -> MarkovOperator | None:
@@ -159,13 +175,15 @@ class Mixture(MarkovOperator):
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
         gen = as_generator(rng)
-        x = np.asarray(x)
+        x = check_inputs(self.domain, x)
+        scalar = x.ndim == (0 if self.domain.size == 1 or isinstance(self.domain, FiniteSpace) else 1)
+        x = x.reshape((1,) + x.shape) if scalar else x
         which = gen.choice(len(self.components), size=x.shape[0], p=self.weights)
         parts = [op.sample(x[which == i], rng=gen) for i, op in enumerate(self.components)]
         out = np.empty((x.shape[0],) + parts[0].shape[1:], dtype=np.result_type(*parts))
         for i, part in enumerate(parts):
             out[which == i] = part
-        return out
+        return out[0] if scalar else out
 
     def __eq__(self, other: object) -> bool:
         return (isinstance(other, Mixture) and self.components == other.components
@@ -181,6 +199,8 @@ class Mixture(MarkovOperator):
 
 def mixture(kernels: Sequence[MarkovOperator], weights: ArrayLike | None = None) -> MarkovOperator:
     """The mixture Σ w_i K_i (uniform weights by default); finite kernels merge into Σ w_i P_i."""
+    if isinstance(kernels, MarkovOperator) or not isinstance(kernels, Sequence):
+        raise fail("kernels", "a sequence of operators, e.g. [K1, K2]", type(kernels).__name__, TypeError)
     kernels = tuple(_check_operator("kernels", k) for k in kernels)
     if not kernels:
         raise fail("kernels", "a non-empty sequence of operators", "[]")
@@ -193,8 +213,9 @@ def mixture(kernels: Sequence[MarkovOperator], weights: ArrayLike | None = None)
         require_compatible(kernels[0].codomain, k.codomain, "mixture")
     if len(kernels) == 1:
         return kernels[0]
-    if all(isinstance(k, FiniteKernel) for k in kernels):
-        total = sum(wi * k.matrix for wi, k in zip(w, kernels, strict=True))
+    finite = [_as_finite(k) for k in kernels]
+    if all(f is not None for f in finite):
+        total = sum(wi * f.matrix for wi, f in zip(w, finite, strict=True))
         return FiniteKernel(total / total.sum(axis=1, keepdims=True))
     return Mixture(kernels, w)
 
@@ -215,14 +236,16 @@ class Tensor(MarkovOperator):
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:
         gen = as_generator(rng)
-        points = check_points("x", x, self.domain.d)
+        points = check_points("x", x, self.domain.d)  # (n, d), or one point (d,)
+        batch = np.atleast_2d(points)
         outs, start = [], 0
         for f in self.factors:
             d = f.domain.size
-            block = points[:, start:start + d]
-            outs.append(f.sample(block[:, 0] if d == 1 else block, rng=gen).reshape(len(points), -1))
+            block = batch[:, start:start + d]
+            outs.append(f.sample(block[:, 0] if d == 1 else block, rng=gen).reshape(len(batch), f.codomain.size))
             start += d
-        return np.concatenate(outs, axis=1)
+        out = np.concatenate(outs, axis=1)
+        return out[0] if points.ndim == 1 else out
 
     def __repr__(self) -> str:
         return f"tensor({', '.join(map(repr, self.factors))})"
@@ -243,13 +266,15 @@ def tensor(*kernels: MarkovOperator) -> MarkovOperator:
         raise fail("kernels", "at least one operator", "none")
     if len(factors) == 1:
         return factors[0]
-    if all(isinstance(f, FiniteKernel) for f in factors):
-        return FiniteKernel(reduce(np.kron, [f.matrix for f in factors]))
+    finite = [_as_finite(f) for f in factors]
+    if all(f is not None for f in finite):
+        return FiniteKernel(reduce(np.kron, [f.matrix for f in finite]))
     if all(isinstance(f, GaussianKernel) for f in factors) and len({f.sigma for f in factors}) == 1:
         return GaussianKernel(factors[0].sigma, sum(f.dim for f in factors))
     if any(isinstance(f.domain, FiniteSpace) for f in factors):
         raise NotImplementedError(
-            f"A tensor product mixing finite and continuous factors is not supported; got {factors!r}."
+            f"A tensor product of finite and continuous factors (or of finite operators that are not finite "
+            f"kernels) is not supported; got {factors!r}."
         )
     return Tensor(tuple(factors))
 

@@ -50,7 +50,8 @@ class MarkovOperator(abc.ABC):
         raise NotImplementedError(f"{type(self).__name__} has no closed-form density.")
 
     def push(self, mu: Distribution) -> Distribution:
-        """The exact law mu K, where it is closed-form."""
+        """The exact law mu K, where it is closed-form (`IncompatibleSpaces` if mu is not on the domain)."""
+        require_compatible(mu.space, self.domain, "mu >> K")
         raise NotImplementedError(f"The law of {mu!r} >> {self!r} has no closed form.")
 
     def __rshift__(self, other: object) -> MarkovOperator:

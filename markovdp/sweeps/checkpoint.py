@@ -111,9 +111,15 @@ class CheckpointStore:
     def _load(self, point_index: Mapping[int, int], n_batches: int) -> list[TaskCounts]:
         found: list[TaskCounts] = []
         for path in sorted(self.directory.glob("chunk-*.npz")):
-            with np.load(path, allow_pickle=False) as data:
-                keys, batches, present, counts = (data["point_key"], data["batch"], data["present"],
-                                                  data["counts"])
+            try:
+                with np.load(path, allow_pickle=False) as data:
+                    keys, batches, present, counts = (data["point_key"], data["batch"], data["present"],
+                                                      data["counts"])
+            except Exception as exc:  # truncated, empty or foreign files: zipfile, EOF, key and value errors
+                raise ValueError(
+                    f"cannot resume scenario {self.manifest['scenario']!r}: the checkpoint {path} is unreadable "
+                    f"({type(exc).__name__}: {exc}); run without resume to discard the checkpoints."
+                ) from exc
             rows = iter(counts)
             for key, batch, has in zip(keys.tolist(), batches.tolist(), present.tolist(), strict=True):
                 if key not in point_index or not 0 <= batch < n_batches:

@@ -287,6 +287,10 @@ def run_sweep(
                                       "batch_size": batch_size, "quick": bool(quick),
                                       "markovdp_version": markovdp_version()})
         for i, b, c in store.start(resume=resume, point_index=point_index, n_batches=n_batches):
+            n_b = min(batch_size, samples - b * batch_size)
+            if c is not None and not np.all(np.asarray(c).sum(axis=-1) == n_b):
+                raise ValueError(f"cannot resume {_where(scenario, points[i])}: the checkpointed counts of batch "
+                                 f"{b} do not add up to its {n_b} samples per side; run without resume.")
             counts[(i, b)] = c
 
     # -- chunks --------------------------------------------------------------------------------------
