@@ -18,7 +18,7 @@ import markovdp as md
 from markovdp.guarantees.types import Bound
 from markovdp.mechanisms.base import neighbour_pairs
 
-EXAMPLES = settings(max_examples=2000)
+EXAMPLES = settings(max_examples=2000, deadline=None, derandomize=True, database=None)
 RULES = ("POST", "BBGG-T1.1", "BBGG-T1.2", "BBGG-T1.3", "BBGG-T1.4")
 
 
@@ -111,7 +111,7 @@ def test_aac_phi_bounds_kl_contraction_of_the_product_channel(matrix, seed, n):
     assert_sound(md.kl(mu >> product, nu >> product), bound, "AAC-phi")
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None, derandomize=True, database=None)
 @given(finite_pipelines(), st.sampled_from([0.0, 0.3, 1.0, 5.0, 50.0, 800.0, float("inf")]))
 def test_exact_post_processed_profile_matches_bruteforce_over_events(pipeline, eps):
     """The 'exact' side of every soundness check, itself held against the event-enumeration oracle."""
