@@ -52,7 +52,8 @@ def test_bbgg_t1_every_rule_is_sound_on_random_finite_pipelines(pipeline, eps):
 
 
 @EXAMPLES
-@given(st.floats(0.0, 5.0), st.floats(0.0, 1.0), stochastic_matrices(rows=4), eps_values)
+@given(st.one_of(st.floats(0.0, 5.0), st.sampled_from([10.0, 50.0])), st.one_of(st.floats(0.0, 1.0), st.just(0.0)),
+       stochastic_matrices(rows=4), eps_values)
 def test_bbgg_t1_is_sound_for_declared_dp_through_its_witness(eps0, delta0, matrix, eps):
     """Every bound for DeclaredDP(eps0, delta0) >> K must hold for the four-point witness (STD-DominatingPair)."""
     declared = md.DeclaredDP(eps0, delta0)
