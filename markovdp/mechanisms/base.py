@@ -12,10 +12,10 @@ from numpy.typing import ArrayLike, NDArray
 from .._random import RNGLike
 from .._validation import check_positive
 from ..distributions import Distribution
+from ..operators.algebra import as_finite_kernel
 from ..operators.base import MarkovOperator, require_compatible
 from ..operators.finite import FiniteKernel, stochastic_product
-from ..operators.identity import Identity
-from ..spaces import FiniteSpace, Space
+from ..spaces import Space
 
 
 class Neighbourhood(abc.ABC):
@@ -129,9 +129,9 @@ class PostProcessed(Mechanism):
             inner = self.mechanism
             object.__setattr__(self, "mechanism", inner.mechanism)
             object.__setattr__(self, "kernel", inner.kernel >> self.kernel)
-        if isinstance(self.kernel, Identity) and isinstance(self.kernel.space, FiniteSpace):
-            # exact: the identity on {0..k-1} is the k x k identity matrix (so every finite rule applies)
-            object.__setattr__(self, "kernel", FiniteKernel(self.kernel.matrix))
+        finite = as_finite_kernel(self.kernel)  # e.g. the identity on {0..k-1}: every finite rule applies
+        if finite is not None:
+            object.__setattr__(self, "kernel", finite)
         space = self.mechanism.output_space
         if space is not None:
             require_compatible(space, self.kernel.domain, "M >> K")

@@ -55,7 +55,7 @@ class DeclaredDP(Mechanism):
         # overflows), where the two rows would be disjoint: that witness is not representable in float64.
         low = (1.0 - self.delta) * float(special.expit(-self.eps))
         if low == 0.0 and self.delta < 1.0:
-            raise NotImplementedError(f"The witness of {self!r} is not representable in float64 (eps <= 700).")
+            raise NotImplementedError(f"The witness of {self!r} is not representable in float64 (eps up to ~709).")
         high = (1.0 - self.delta) - low
         rows = np.array([[self.delta, high, low, 0.0], [0.0, low, high, self.delta]])
         return FiniteMechanism(rows, neighbours=[(0, 1)])

@@ -19,10 +19,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_points, check_probability_vector, check_states, fail
+from .._validation import check_int, check_points, check_probability_vector, fail
 from ..distributions import Distribution
 from ..spaces import FiniteSpace, RealSpace, Space
-from .base import MarkovOperator, require_compatible
+from .base import MarkovOperator, check_inputs, require_compatible
 from .finite import FiniteKernel, stochastic_product
 from .gaussian import GaussianKernel, merge_gaussians
 from .identity import Identity
@@ -34,7 +34,7 @@ def _check_operator(name: str, value: Any) -> MarkovOperator:
     return value
 
 
-def _as_finite(op: MarkovOperator) -> FiniteKernel | None:
+def as_finite_kernel(op: MarkovOperator) -> FiniteKernel | None:
     """`op` as one FiniteKernel when it is one exactly (a finite kernel, or the identity on {0..k-1})."""
     if isinstance(op, FiniteKernel):
         return op
@@ -42,12 +42,6 @@ def _as_finite(op: MarkovOperator) -> FiniteKernel | None:
         return FiniteKernel(op.matrix)
     return None
 
-
-def check_inputs(space: Space, x: ArrayLike) -> NDArray[Any]:
-    """Inputs of an operator on `space`: states of a finite space, points of R^d (shape (n,) or (n, d))."""
-    if isinstance(space, FiniteSpace):
-        return check_states("x", x, space.k)
-    return check_points("x", x, space.size)
 
 
 def _merge_pair(left: MarkovOperator, right: MarkovOperator) -> MarkovOperator | None:
@@ -213,7 +207,7 @@ def mixture(kernels: Sequence[MarkovOperator], weights: ArrayLike | None = None)
         require_compatible(kernels[0].codomain, k.codomain, "mixture")
     if len(kernels) == 1:
         return kernels[0]
-    finite = [_as_finite(k) for k in kernels]
+    finite = [as_finite_kernel(k) for k in kernels]
     if all(f is not None for f in finite):
         total = sum(wi * f.matrix for wi, f in zip(w, finite, strict=True))
         return FiniteKernel(total / total.sum(axis=1, keepdims=True))
@@ -266,7 +260,7 @@ def tensor(*kernels: MarkovOperator) -> MarkovOperator:
         raise fail("kernels", "at least one operator", "none")
     if len(factors) == 1:
         return factors[0]
-    finite = [_as_finite(f) for f in factors]
+    finite = [as_finite_kernel(f) for f in factors]
     if all(f is not None for f in finite):
         return FiniteKernel(reduce(np.kron, [f.matrix for f in finite]))
     if all(isinstance(f, GaussianKernel) for f in factors) and len({f.sigma for f in factors}) == 1:

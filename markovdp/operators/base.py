@@ -9,10 +9,18 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
-from ..spaces import Space
+from .._validation import check_points, check_states
+from ..spaces import FiniteSpace, Space
 
 if TYPE_CHECKING:
     from ..distributions import Distribution
+
+
+def check_inputs(space: Space, x: ArrayLike) -> NDArray[Any]:
+    """Inputs of an operator on `space`: states of a finite space, points of R^d (shape (n,) or (n, d))."""
+    if isinstance(space, FiniteSpace):
+        return check_states("x", x, space.k)
+    return check_points("x", x, space.size)
 
 
 class IncompatibleSpaces(ValueError):

@@ -9,10 +9,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
-from .._validation import check_points, check_states, readonly
+from .._validation import readonly
 from ..distributions import Distribution
 from ..spaces import FiniteSpace, Space
-from .base import MarkovOperator, require_compatible
+from .base import MarkovOperator, check_inputs, require_compatible
 
 
 @dataclass(frozen=True)
@@ -34,9 +34,7 @@ class Identity(MarkovOperator):
         return self.space
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
-        if isinstance(self.space, FiniteSpace):
-            return check_states("x", x, self.space.k).copy()
-        return np.array(check_points("x", x, self.space.size), copy=True)
+        return np.array(check_inputs(self.space, x), copy=True)
 
     @property
     def matrix(self) -> NDArray[np.float64]:
