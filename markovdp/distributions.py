@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -27,7 +27,14 @@ if TYPE_CHECKING:
 
 
 class Distribution(abc.ABC):
-    """A law on `space`. ``mu >> K`` is the law mu K (first mu, then the kernel K)."""
+    """A law on `space`. ``mu >> K`` is the law mu K (first mu, then the kernel K).
+
+    `kind` says which family of divergence rules applies when no rule names the class itself:
+    ``"atomic"`` (finitely many atoms: exact finite sums via `atoms`), ``"continuous"`` (a density w.r.t.
+    Lebesgue measure), or None.
+    """
+
+    kind: ClassVar[str | None] = None
 
     @property
     @abc.abstractmethod
@@ -40,6 +47,14 @@ class Distribution(abc.ABC):
     def log_density(self, x: ArrayLike) -> NDArray[np.float64]:
         """Log density w.r.t. counting (finite) or Lebesgue (R^d) measure."""
         raise NotImplementedError(f"{type(self).__name__} has no density.")
+
+    def atoms(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        """(atoms as rows of shape (n, d), their weights) of an atomic law."""
+        raise NotImplementedError(f"{type(self).__name__} is not atomic.")
+
+    def quadrature_hints(self) -> tuple[list[float], list[float]] | None:
+        """(locations, scales) where a law on R^1 puts its mass, for quadrature; None if unknown."""
+        return None
 
     def __rshift__(self, kernel: MarkovOperator) -> Distribution:
         from .operators.base import MarkovOperator
@@ -58,9 +73,13 @@ class Categorical(Distribution):
     """The law on {0..k-1} with P(i) = probs[i]."""
 
     probs: NDArray[np.float64]
+    kind: ClassVar[str] = "atomic"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "probs", check_probability_vector("probs", self.probs))
+
+    def atoms(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return np.arange(self.probs.size, dtype=np.float64)[:, None], np.asarray(self.probs)
 
     @property
     def space(self) -> FiniteSpace:
@@ -98,10 +117,14 @@ class Normal(Distribution):
 
     mean: Any
     sigma: float
+    kind: ClassVar[str] = "continuous"
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mean", _vector("mean", self.mean))
         object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
+
+    def quadrature_hints(self) -> tuple[list[float], list[float]]:
+        return [float(self.mean.reshape(-1)[0])], [float(self.sigma)]
 
     @property
     def space(self) -> RealSpace:
@@ -137,6 +160,10 @@ class Laplace(Distribution):
 
     loc: float
     scale: float
+    kind: ClassVar[str] = "continuous"
+
+    def quadrature_hints(self) -> tuple[list[float], list[float]]:
+        return [float(self.loc)], [float(self.scale)]
 
     def __post_init__(self) -> None:
         loc = check_real("loc", self.loc)
@@ -163,6 +190,10 @@ class PointMass(Distribution):
 
     x: Any
     space_: Space | None = field(default=None)
+    kind: ClassVar[str] = "atomic"
+
+    def atoms(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        return np.asarray(self.x, dtype=np.float64).reshape(1, -1) + 0.0, np.ones(1)
 
     def __post_init__(self) -> None:
         if isinstance(self.space_, FiniteSpace):
@@ -203,6 +234,12 @@ class Empirical(Distribution):
     """The empirical law of `samples` (shape (n,) or (n, d)); sampling resamples with replacement."""
 
     samples: NDArray[np.float64]
+    kind: ClassVar[str] = "atomic"
+
+    def atoms(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+        rows = self.samples.reshape(self.samples.shape[0], -1) + 0.0  # + 0.0 merges -0.0 with 0.0
+        atoms, counts = np.unique(rows, axis=0, return_counts=True)
+        return atoms, counts / rows.shape[0]
 
     def __post_init__(self) -> None:
         arr = np.asarray(check_real("samples", self.samples), dtype=np.float64)

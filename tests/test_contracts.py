@@ -205,7 +205,7 @@ def test_post_processing_reassociates():
 def test_declared_dp_is_a_black_box():
     m = md.DeclaredDP(1.0, 0.1)
     pipe = m >> md.GaussianKernel(1.0)  # any kernel
-    for call in (lambda: m.sample(np.zeros(3)), lambda: m.output(0), lambda: md.privacy_profile(m, 1.0),
+    for call in (lambda: m.sample(np.zeros(3)), lambda: m.output(0), lambda: md.privacy_profile(pipe, 1.0),
                  lambda: pipe.sample(np.zeros(3))):
         with pytest.raises(NotImplementedError):
             call()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from oracles import (
@@ -108,7 +109,7 @@ def test_std_laprenyi_profile_matches_mpmath():
 
 
 @pytest.mark.parametrize("subject", [md.LaplaceMechanism(1.0) >> md.LaplaceKernel(1.0),
-                                     md.DeclaredDP(1.0, 0.0),
+                                     md.DeclaredDP(1.0, 0.0) >> md.GaussianKernel(1.0),
                                      md.GaussianMechanism(1.0) >> md.LaplaceKernel(1.0)], ids=repr)
 def test_no_exact_method_names_the_pipeline(subject):
     for call in (md.privacy_profile, md.renyi_profile):
@@ -169,7 +170,12 @@ def test_certify_gives_the_closed_form_mech_curve():
     cert = md.certify(md.GaussianMechanism(1.0))
     assert cert.best(eps=1.0).theorem == "MECH"
     assert cert.renyi(2.0) == pytest.approx(1.0)  # alpha Delta² / (2 sigma²), STD-GaussRenyi
-    assert md.certify(md.DeclaredDP(1.0, 0.0)).renyi(5.0) == 1.0
+    # every 1-DP pair is a post-processing of randomized response's (p, 1 − p), p = e/(1 + e)
+    # (STD-DominatingPair): its R_5 is the class's worst case, below the pure-DP level R_inf = 1
+    p = mpmath.e / (1 + mpmath.e)
+    expected = float(mpmath.log(p**5 * (1 - p) ** -4 + (1 - p) ** 5 * p**-4) / 4)
+    assert md.certify(md.DeclaredDP(1.0, 0.0)).renyi(5.0) == pytest.approx(expected, rel=1e-13)
+    assert md.certify(md.DeclaredDP(1.0, 0.0)).renyi(np.inf) == 1.0
     assert md.certify(md.DeclaredDP(1.0, 0.1)).renyi(5.0) == math.inf
 
 

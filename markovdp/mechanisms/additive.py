@@ -1,16 +1,23 @@
-"""Additive-noise mechanisms: Gaussian (L2 sensitivity) and Laplace (L1 sensitivity)."""
+"""Additive-noise mechanisms: Gaussian (L2 sensitivity) and Laplace (L1 sensitivity).
+
+Each holds its noise as a kernel (``noise``: x ↦ x + Z) and samples through it; its dominating pair is the
+noise law against the noise law shifted by the sensitivity (`ShiftPair`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._random import RNGLike, as_generator
-from .._validation import check_int, check_points, check_positive, fail
+from .._random import RNGLike
+from .._validation import check_points, check_positive, fail
 from ..distributions import Laplace, Normal
+from ..operators.gaussian import GaussianKernel
+from ..operators.laplace import LaplaceKernel
+from ..pairs import ShiftPair
 from ..spaces import RealSpace
 from .base import L1Ball, L2Ball, Mechanism
 
@@ -25,14 +32,16 @@ class GaussianMechanism(Mechanism):
     sigma: float
     sensitivity: float = 1.0
     dim: int = 1
+    noise: GaussianKernel = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
         object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
-        object.__setattr__(self, "dim", check_int("dim", self.dim, minimum=1))
+        object.__setattr__(self, "noise", GaussianKernel(self.sigma, self.dim))
+        object.__setattr__(self, "sigma", self.noise.sigma)
+        object.__setattr__(self, "dim", self.noise.dim)
 
     @property
-    def neighbours(self) -> L2Ball:  # type: ignore[override]
+    def neighbours(self) -> L2Ball:
         return L2Ball(self.sensitivity)
 
     @property
@@ -47,8 +56,13 @@ class GaussianMechanism(Mechanism):
         return Normal(point, self.sigma)
 
     def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:
-        points = check_points("value", value, self.dim)
-        return points + self.sigma * as_generator(rng).standard_normal(points.shape)
+        return self.noise.sample(check_points("value", value, self.dim), rng=rng)
+
+    def dominating_pairs(self) -> ShiftPair:
+        """(N(0, sigma² I), N(sensitivity e_1, sigma² I)): isotropic noise, the worst shift has full length."""
+        origin = np.zeros(self.dim) if self.dim > 1 else 0.0
+        shift = np.eye(self.dim)[0] * self.sensitivity if self.dim > 1 else self.sensitivity
+        return ShiftPair(Normal(origin, self.sigma), Normal(shift, self.sigma))
 
     def __repr__(self) -> str:
         dim = "" if self.dim == 1 else f", dim={self.dim}"
@@ -64,13 +78,15 @@ class LaplaceMechanism(Mechanism):
 
     scale: float
     sensitivity: float = 1.0
+    noise: LaplaceKernel = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "scale", check_positive("scale", self.scale))
         object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
+        object.__setattr__(self, "noise", LaplaceKernel(self.scale))
+        object.__setattr__(self, "scale", self.noise.scale)
 
     @property
-    def neighbours(self) -> L1Ball:  # type: ignore[override]
+    def neighbours(self) -> L1Ball:
         return L1Ball(self.sensitivity)
 
     @property
@@ -82,8 +98,11 @@ class LaplaceMechanism(Mechanism):
         return Laplace(value, self.scale)
 
     def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:
-        points = check_points("value", value, 1)
-        return points + as_generator(rng).laplace(0.0, self.scale, size=points.shape)
+        return self.noise.sample(check_points("value", value, 1), rng=rng)
+
+    def dominating_pairs(self) -> ShiftPair:
+        """(Lap(0, scale), Lap(sensitivity, scale)): the privacy loss only grows with the shift (STD-LapHS)."""
+        return ShiftPair(Laplace(0.0, self.scale), Laplace(self.sensitivity, self.scale))
 
     def __repr__(self) -> str:
         return f"LaplaceMechanism(scale={self.scale!r}, neighbours={self.neighbours!r})"

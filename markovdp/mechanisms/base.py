@@ -15,6 +15,7 @@ from ..distributions import Distribution
 from ..operators.algebra import as_finite_kernel
 from ..operators.base import MarkovOperator, require_compatible
 from ..operators.finite import FiniteKernel, stochastic_product
+from ..pairs import PairSet, push_pairs
 from ..spaces import Space
 
 
@@ -78,9 +79,15 @@ class Declared(Neighbourhood):
 
 
 class Mechanism(abc.ABC):
-    """D ↦ M(D), represented by the query value f(D). ``M >> K`` post-processes by the kernel K."""
+    """D ↦ M(D), represented by the query value f(D). ``M >> K`` post-processes by the kernel K.
 
-    neighbours: Neighbourhood
+    Exact privacy is read from `dominating_pairs` (DESIGN §4), never from the mechanism's type.
+    """
+
+    @property
+    @abc.abstractmethod
+    def neighbours(self) -> Neighbourhood:
+        """Which inputs are neighbours."""
 
     @property
     @abc.abstractmethod
@@ -94,6 +101,11 @@ class Mechanism(abc.ABC):
     @abc.abstractmethod
     def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
         """One draw of M(D_i) for each query value value_i (vectorised)."""
+
+    def dominating_pairs(self) -> PairSet:
+        """Pairs (mu, nu) of output laws whose max divergence is the sup over neighbours, for every divergence
+        with data processing (a `PairSet`). NotImplementedError where none is known."""
+        raise NotImplementedError(f"{type(self).__name__} declares no dominating pairs.")
 
     def __rshift__(self, kernel: object) -> PostProcessed:
         if isinstance(kernel, Mechanism):
@@ -137,8 +149,12 @@ class PostProcessed(Mechanism):
             require_compatible(space, self.kernel.domain, "M >> K")
 
     @property
-    def neighbours(self) -> Neighbourhood:  # type: ignore[override]
+    def neighbours(self) -> Neighbourhood:
         return self.mechanism.neighbours
+
+    def dominating_pairs(self) -> PairSet:
+        """The mechanism's pairs pushed through the kernel, where the kernel says that stays exact."""
+        return push_pairs(self.kernel, self.mechanism.dominating_pairs())
 
     @property
     def output_space(self) -> Space:

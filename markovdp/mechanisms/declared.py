@@ -7,12 +7,12 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from .._random import RNGLike
 from .._validation import check_eps, check_probability
 from ..distributions import Distribution
 from .base import Declared, Mechanism
+from .canonical import CanonicalPairs, canonical_rows
 from .finite import FiniteMechanism
 
 
@@ -32,8 +32,13 @@ class DeclaredDP(Mechanism):
         object.__setattr__(self, "delta", check_probability("delta", self.delta))
 
     @property
-    def neighbours(self) -> Declared:  # type: ignore[override]
+    def neighbours(self) -> Declared:
         return Declared()
+
+    def dominating_pairs(self) -> CanonicalPairs:
+        """The canonical four-point pair (STD-DominatingPair): every (eps, delta)-DP pair is a post-processing
+        of it (Kairouz–Oh–Viswanath 2015), so its divergences bound — and attain — the class's worst case."""
+        return CanonicalPairs(self.eps, self.delta)
 
     @property
     def output_space(self) -> None:
@@ -51,13 +56,12 @@ class DeclaredDP(Mechanism):
         STD-DominatingPair: rows [delta, (1-delta) e^eps/(1+e^eps), (1-delta)/(1+e^eps), 0] and its mirror,
         neighbours (0, 1). Every bound certified for ``DeclaredDP(eps, delta) >> K`` must hold for it.
         """
-        # (1 - delta) / (1 + e^eps) = (1 - delta) expit(-eps); it becomes 0 past eps ~ 709.78 (e^eps
-        # overflows), where the two rows would be disjoint: that witness is not representable in float64.
-        low = (1.0 - self.delta) * float(special.expit(-self.eps))
-        if low == 0.0 and self.delta < 1.0:
+        P, Q = canonical_rows(self.eps, self.delta)
+        # (1 - delta) / (1 + e^eps) becomes 0 past eps ~ 709.78 (e^eps overflows), where the two rows would be
+        # disjoint: that witness is not representable in float64.
+        if P[2] == 0.0 and self.delta < 1.0:
             raise NotImplementedError(f"The witness of {self!r} is not representable in float64 (eps up to ~709).")
-        high = (1.0 - self.delta) - low
-        rows = np.array([[self.delta, high, low, 0.0], [0.0, low, high, self.delta]])
+        rows = np.stack([P, Q])
         return FiniteMechanism(rows, neighbours=[(0, 1)])
 
     def __repr__(self) -> str:

@@ -14,8 +14,9 @@ from .._random import RNGLike
 from .._validation import check_eps, check_int, check_stochastic_matrix, fail, readonly
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel, matrix_text
+from ..pairs import RowPairs
 from ..spaces import FiniteSpace
-from .base import AllPairs, IndexPairs, Mechanism, Neighbourhood
+from .base import AllPairs, IndexPairs, Mechanism, Neighbourhood, neighbour_pairs
 
 
 class MatrixMechanism(Mechanism):
@@ -41,6 +42,11 @@ class MatrixMechanism(Mechanism):
 
     def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.int64]:
         return self.kernel.sample(value, rng=rng)
+
+    def dominating_pairs(self) -> RowPairs:
+        """The rows of every ordered neighbour pair (exhaustive: these are the real output laws)."""
+        k = self.matrix.shape[0]
+        return RowPairs(self.matrix, neighbour_pairs(self.neighbours, k), isinstance(self.neighbours, AllPairs))
 
 
 def _check_pairs(pairs: Sequence[Sequence[int]], k: int) -> tuple[tuple[int, int], ...]:
@@ -117,7 +123,7 @@ class RandomizedResponse(MatrixMechanism):
         return readonly(matrix / matrix.sum(axis=1, keepdims=True))
 
     @property
-    def neighbours(self) -> AllPairs:  # type: ignore[override]
+    def neighbours(self) -> AllPairs:
         return AllPairs()
 
     def __repr__(self) -> str:

@@ -1,8 +1,9 @@
 """The post-processing algebra (DESIGN §5): ``K1 >> K2``, ``K ** r``, mixtures and tensor products.
 
-Every simplification is an exact identity applied at construction:
-finite ∘ finite → one `FiniteKernel` (P1 @ P2); Gaussian ∘ Gaussian → Gaussian(sqrt(s1² + s2²));
-powers, mixtures and tensor products of finite kernels → one `FiniteKernel`; nested tensors flatten.
+Every simplification is an exact identity applied at construction. ``K1 >> K2`` merges by the rules the
+kernel classes register in `MERGES` (finite ∘ finite → P1 @ P2, Gaussian ∘ Gaussian → sqrt(s1² + s2²),
+the identity is neutral); ``K ** r`` folds ``>>`` by repeated squaring; mixtures and tensor products of
+finite kernels → one `FiniteKernel`; nested tensors flatten.
 What does not simplify stays a node (`Chain`, `Power`, `Mixture`, `Tensor`) that samples exactly
 and prints the expression.
 """
@@ -21,10 +22,11 @@ from numpy.typing import ArrayLike, NDArray
 from .._random import RNGLike, as_generator
 from .._validation import check_int, check_points, check_probability_vector, fail
 from ..distributions import Distribution
+from ..pairs import PUSHES, PairSet
 from ..spaces import FiniteSpace, RealSpace, Space
-from .base import MarkovOperator, check_inputs, require_compatible
-from .finite import FiniteKernel, stochastic_product
-from .gaussian import GaussianKernel, merge_gaussians
+from .base import MERGES, MarkovOperator, check_inputs, require_compatible
+from .finite import FiniteKernel
+from .gaussian import GaussianKernel
 from .identity import Identity
 
 
@@ -45,16 +47,9 @@ def as_finite_kernel(op: MarkovOperator) -> FiniteKernel | None:
 
 
 def _merge_pair(left: MarkovOperator, right: MarkovOperator) -> MarkovOperator | None:
-    """The exact single operator equal to `left >> right`, or None when there is none."""
-    if isinstance(left, Identity):
-        return right
-    if isinstance(right, Identity):
-        return left
-    if isinstance(left, FiniteKernel) and isinstance(right, FiniteKernel):
-        return FiniteKernel(stochastic_product(left.matrix, right.matrix))
-    if isinstance(left, GaussianKernel) and isinstance(right, GaussianKernel):
-        return merge_gaussians([left.sigma, right.sigma], left.dim)
-    return None
+    """The exact single operator equal to `left >> right` (a rule registered in `MERGES`), or None."""
+    rule = MERGES.lookup(type(left), type(right))
+    return None if rule is None else rule(left, right)
 
 
 @dataclass(frozen=True)
@@ -103,6 +98,12 @@ def _parts(op: MarkovOperator) -> tuple[MarkovOperator, ...]:
     return op.operators if isinstance(op, Chain) else (op,)
 
 
+@PUSHES.register((Chain, PairSet))
+def _push_chain(chain: Chain, pairs: PairSet) -> PairSet:
+    """Through each operator in turn: exact when every step keeps the pairs exact."""
+    return reduce(lambda acc, op: op.push_pairs(acc), chain.operators, pairs)
+
+
 @dataclass(frozen=True)
 class Power(MarkovOperator):
     """K ** r: the r-fold composition K K ⋯ K (r >= 2)."""
@@ -134,22 +135,26 @@ class Power(MarkovOperator):
 
 
 def power(kernel: MarkovOperator, r: int) -> MarkovOperator:
-    """``K ** r`` for an int r >= 1: finite → P^r, Gaussian → sigma sqrt(r), otherwise a `Power` node."""
+    """``K ** r`` for an int r >= 1: a fold of ``>>``, by repeated squaring where K merges with itself
+    (finite: P^r in O(log r) products; Gaussian: sigma sqrt(r)), otherwise a `Power` node."""
     _check_operator("K", kernel)
     if isinstance(r, numbers.Real) and not isinstance(r, numbers.Integral):
         raise fail("r", "an integer >= 1", r, TypeError)
     r = check_int("r", r, minimum=1)
     require_compatible(kernel.codomain, kernel.domain, "K ** r")
-    if r == 1 or isinstance(kernel, Identity):
+    if r == 1:
         return kernel
-    if isinstance(kernel, FiniteKernel):
-        result = kernel.matrix
-        for _ in range(r - 1):  # repeated products keep every row exactly re-summed
-            result = stochastic_product(result, kernel.matrix)
-        return FiniteKernel(result)
-    if isinstance(kernel, GaussianKernel):
-        return GaussianKernel(kernel.sigma * float(np.sqrt(r)), kernel.dim)
-    return Power(kernel, r)
+    if _merge_pair(kernel, kernel) is None:
+        return Power(kernel, r)
+    result: MarkovOperator | None = None
+    square = kernel
+    while True:  # r = Σ 2^j over the set bits: multiply in the squares K^(2^j) of those bits
+        if r & 1:
+            result = square if result is None else compose(result, square)
+        r >>= 1
+        if not r:
+            return result  # type: ignore[return-value]
+        square = compose(square, square)
 
 
 @dataclass(frozen=True, eq=False)

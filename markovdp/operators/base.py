@@ -8,12 +8,14 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._dispatch import PairRegistry
 from .._random import RNGLike
 from .._validation import check_points, check_states
 from ..spaces import FiniteSpace, Space
 
 if TYPE_CHECKING:
     from ..distributions import Distribution
+    from ..pairs import PairSet
 
 
 def check_inputs(space: Space, x: ArrayLike) -> NDArray[Any]:
@@ -21,6 +23,11 @@ def check_inputs(space: Space, x: ArrayLike) -> NDArray[Any]:
     if isinstance(space, FiniteSpace):
         return check_states("x", x, space.k)
     return check_points("x", x, space.size)
+
+
+#: merge rules: (left type, right type) → ``rule(left, right)``, the single operator equal to ``left >> right``
+#: or None. Registered beside each kernel class (DESIGN §5); `compose` and ``K ** r`` fold them.
+MERGES: PairRegistry[Any] = PairRegistry("merge")
 
 
 class IncompatibleSpaces(ValueError):
@@ -61,6 +68,12 @@ class MarkovOperator(abc.ABC):
         """The exact law mu K, where it is closed-form (`IncompatibleSpaces` if mu is not on the domain)."""
         require_compatible(mu.space, self.domain, "mu >> K")
         raise NotImplementedError(f"The law of {mu!r} >> {self!r} has no closed form.")
+
+    def push_pairs(self, pairs: PairSet) -> PairSet:
+        """The dominating pairs of ``M >> self`` from M's pairs, where pushing them stays exact (`pairs.push_pairs`)."""
+        from ..pairs import push_pairs
+
+        return push_pairs(self, pairs)
 
     def __rshift__(self, other: object) -> MarkovOperator:
         from ..mechanisms.base import Mechanism

@@ -11,9 +11,10 @@ from numpy.typing import ArrayLike, NDArray
 from .._random import RNGLike, as_generator
 from .._validation import check_states, check_stochastic_matrix
 from ..distributions import Categorical, Distribution, PointMass
+from ..pairs import PUSHES, RowPairs
 from ..spaces import FiniteSpace
 from . import _sampling
-from .base import MarkovOperator, require_compatible
+from .base import MERGES, MarkovOperator, require_compatible
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -95,6 +96,18 @@ def _renormalised(probs: NDArray[np.float64]) -> NDArray[np.float64]:
 def stochastic_product(left: NDArray[np.float64], right: NDArray[np.float64]) -> NDArray[np.float64]:
     """left @ right for row-stochastic matrices, rows re-summed to 1 against round-off."""
     return _renormalised(left @ right)
+
+
+@MERGES.register((FiniteKernel, FiniteKernel))
+def _merge_finite(left: FiniteKernel, right: FiniteKernel) -> FiniteKernel:
+    """Finite ∘ finite: the matrix product P1 @ P2 (THEORY: Notation)."""
+    return FiniteKernel(stochastic_product(left.matrix, right.matrix))
+
+
+@PUSHES.register((FiniteKernel, RowPairs))
+def _push_rows(kernel: FiniteKernel, pairs: RowPairs) -> RowPairs:
+    """Rows are the real output laws: their images P @ K are the real output laws of M >> K (exact)."""
+    return RowPairs(stochastic_product(pairs.matrix, kernel.matrix), pairs.index, pairs.all_pairs)
 
 
 __all__ = ["FiniteKernel", "matrix_text", "stochastic_product"]

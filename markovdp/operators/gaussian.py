@@ -10,8 +10,9 @@ from numpy.typing import ArrayLike, NDArray
 from .._random import RNGLike, as_generator
 from .._validation import check_int, check_points, check_positive
 from ..distributions import Distribution, Normal, PointMass
+from ..pairs import PUSHES, ShiftPair
 from ..spaces import RealSpace
-from .base import MarkovOperator, require_compatible
+from .base import MERGES, MarkovOperator, require_compatible
 
 
 @dataclass(frozen=True)
@@ -59,9 +60,19 @@ class GaussianKernel(MarkovOperator):
         return f"GaussianKernel(sigma={self.sigma!r}{dim})"
 
 
-def merge_gaussians(sigmas: list[float], dim: int) -> GaussianKernel:
-    """The exact composition of Gaussian kernels: sigma = sqrt(Σ sigma_i²)."""
-    return GaussianKernel(float(np.sqrt(np.sum(np.square(sigmas)))), dim)
+@MERGES.register((GaussianKernel, GaussianKernel))
+def _merge_gaussians(left: GaussianKernel, right: GaussianKernel) -> GaussianKernel:
+    """BBGG-E1: N(., s1² I) then N(., s2² I) is N(., (s1² + s2²) I) exactly."""
+    return GaussianKernel(float(np.hypot(left.sigma, right.sigma)), left.dim)
 
 
-__all__ = ["GaussianKernel", "merge_gaussians"]
+@PUSHES.register((GaussianKernel, ShiftPair))
+def _push_shift(kernel: GaussianKernel, pairs: ShiftPair) -> ShiftPair:
+    """Gaussian noise then a Gaussian kernel is Gaussian noise again (BBGG-E1): its shift pair stays exact."""
+    if not isinstance(pairs.noise, Normal):
+        raise NotImplementedError(
+            f"GaussianKernel keeps a shift pair exact only for Gaussian noise; got {type(pairs.noise).__name__}.")
+    return ShiftPair(kernel.push(pairs.noise), kernel.push(pairs.shifted))
+
+
+__all__ = ["GaussianKernel"]

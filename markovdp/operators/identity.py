@@ -11,8 +11,9 @@ from numpy.typing import ArrayLike, NDArray
 from .._random import RNGLike
 from .._validation import readonly
 from ..distributions import Distribution
+from ..pairs import PUSHES, PairSet
 from ..spaces import FiniteSpace, Space
-from .base import MarkovOperator, check_inputs, require_compatible
+from .base import MERGES, MarkovOperator, check_inputs, require_compatible
 
 
 @dataclass(frozen=True)
@@ -46,3 +47,9 @@ class Identity(MarkovOperator):
     def push(self, mu: Distribution) -> Distribution:
         require_compatible(mu.space, self.space, "mu >> K")
         return mu
+
+
+MERGES.register((Identity, MarkovOperator))(lambda left, right: right)
+MERGES.register((MarkovOperator, Identity))(lambda left, right: left)
+#: δ_x changes nothing: every pair set stays exact.
+PUSHES.register((Identity, PairSet))(lambda kernel, pairs: pairs)
