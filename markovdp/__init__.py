@@ -22,6 +22,7 @@ from .guarantees import (
     NoApplicableTheorem,
     NotApplicable,
     certify,
+    describe,
     dobrushin,
     doeblin,
     ldp_contraction_bound,
@@ -31,7 +32,9 @@ from .guarantees import (
     rdp_to_dp,
     renyi_profile,
     theorem,
+    theorems,
     ultra_mixing,
+    unregister,
     worst_pair,
 )
 from .mechanisms import (
@@ -42,6 +45,7 @@ from .mechanisms import (
     Mechanism,
     PostProcessed,
     RandomizedResponse,
+    worst_case_mechanism,
 )
 from .operators import (
     FiniteKernel,
@@ -54,6 +58,7 @@ from .operators import (
     tensor,
     tensor_power,
 )
+from .pairs import Pairs, PairSet, RowPairs, ShiftPair
 from .spaces import FiniteSpace, RealSpace
 
 try:
@@ -65,9 +70,11 @@ __all__ = [
     "Bound", "Categorical", "Certificate", "DeclaredDP", "Distribution", "Empirical", "Estimate",
     "FiniteKernel", "FiniteMechanism", "FiniteSpace", "GaussianKernel", "GaussianMechanism", "Identity",
     "IncompatibleSpaces", "Laplace", "LaplaceKernel", "LaplaceMechanism", "MarkovOperator", "Mechanism",
-    "NoApplicableTheorem", "NotApplicable", "Normal", "PointMass", "PostProcessed", "RNGLike",
-    "RandomizedResponse", "RealSpace", "as_generator", "certify", "dobrushin", "doeblin",
+    "NoApplicableTheorem", "NotApplicable", "Normal", "PairSet", "Pairs", "PointMass", "PostProcessed", "RNGLike",
+    "RandomizedResponse", "RealSpace", "RowPairs", "ShiftPair", "as_generator", "certify", "describe", "dobrushin",
+    "doeblin",
     "estimate_hockey_stick", "estimate_renyi", "hockey_stick", "kl", "ldp_contraction_bound", "ldp_epsilon",
     "mixture", "point_key", "privacy_epsilon", "privacy_profile", "rdp_to_dp", "renyi", "renyi_profile",
-    "task_seed", "tensor", "tensor_power", "theorem", "tv", "ultra_mixing", "worst_pair",
+    "task_seed", "tensor", "tensor_power", "theorem", "theorems", "tv", "ultra_mixing", "unregister",
+    "worst_case_mechanism", "worst_pair",
 ]

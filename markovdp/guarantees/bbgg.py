@@ -50,7 +50,8 @@ def _rule(theorem_id: str, build: Callable[[FiniteKernel, Bound], tuple[dict, Ca
         inputs = {"mechanism": subject.mechanism, "kernel": kernel, **coefficients}
         return Bound(theorem_id, inputs, curve)
 
-    rule.__name__ = theorem_id.replace("-", "_").replace(".", "_").lower()
+    rule.__name__ = rule.__qualname__ = theorem_id.replace("-", "_").replace(".", "_").lower()
+    rule.__doc__ = build.__doc__
     return theorem(theorem_id)(rule)
 
 

@@ -1,62 +1,146 @@
-"""The theorem registry: ``@theorem("ID")`` rules and `certify` (DESIGN §5)."""
+"""The theorem registry: ``@theorem("ID")`` rules, `certify`, and what the rules say (DESIGN §5).
+
+Order of registration (= the order of `registered_theorems` and of tie-breaking in `Certificate.best`):
+the built-in rule modules, imported when `markovdp` is imported — MECH, POST (`mechanism_rules`), then
+BBGG-T1.1 … T1.4 (`bbgg`) — then the rules of installed packages (entry-point group ``markovdp.theorems``:
+each entry point names a module, imported once, whose ``@theorem`` decorators register its rules), then
+rules defined in user code. A user rule therefore never jumps ahead of the built-in ones.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import inspect
+import textwrap
+from collections.abc import Callable, Iterable
+from importlib.metadata import entry_points
 from typing import Any
 
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 
 Rule = Callable[[Any], "Bound | NotApplicable"]
 _RULES: dict[str, Rule] = {}
+#: The entry-point group through which installed packages contribute theorem rules.
+ENTRY_POINT_GROUP = "markovdp.theorems"
+_loaded_plugins = False
 
 
-def theorem(theorem_id: str) -> Callable[[Rule], Rule]:
-    """Register `rule` under a THEORY ID; ``rule(pipeline)`` returns a `Bound` or `NotApplicable`.
+def theorem(theorem_id: str, *, replace: bool = False) -> Callable[[Rule], Rule]:
+    """Register `rule` under a THEORY ID; ``rule(subject)`` returns a `Bound` or `NotApplicable`.
 
-    A rule may only use a fact that has a THEORY ID. A tighter variant of a rule is a new rule with
-    its own ID. Registering an ID twice is an error.
+    A rule may only use a fact that has a THEORY ID; a tighter variant of a rule is a new rule with its own ID.
+    Registering a taken ID is an error unless ``replace=True`` (e.g. re-running a notebook cell), which keeps
+    the rule's place in the order.
     """
     if not isinstance(theorem_id, str) or not theorem_id:
         raise TypeError(f"`theorem_id` must be a non-empty THEORY ID string; got {theorem_id!r}.")
 
     def register(rule: Rule) -> Rule:
-        if theorem_id in _RULES and _RULES[theorem_id] is not rule:
-            raise ValueError(f"`theorem_id` {theorem_id!r} is already registered.")
+        if not callable(rule):
+            raise TypeError(f"`@theorem({theorem_id!r})` must decorate a function; got {rule!r}.")
+        if theorem_id in _RULES and _RULES[theorem_id] is not rule and not replace:
+            raise ValueError(f"`theorem_id` {theorem_id!r} is already registered "
+                             f"(pass replace=True to replace it, or unregister({theorem_id!r}) first).")
         _RULES[theorem_id] = rule
         return rule
 
     return register
 
 
+def unregister(theorem_id: str) -> None:
+    """Remove the rule registered under `theorem_id` (ValueError listing the IDs if there is none)."""
+    if theorem_id not in _RULES:
+        raise ValueError(f"`theorem_id` must be a registered ID ({', '.join(_RULES)}); got {theorem_id!r}.")
+    del _RULES[theorem_id]
+
+
 def registered_theorems() -> tuple[str, ...]:
     """The IDs of every registered rule, in registration order."""
-    _load_rules()
+    load_plugins()
     return tuple(_RULES)
 
 
-def _load_rules() -> None:
-    from . import mechanism_rules  # noqa: F401, I001  (registration order: MECH, POST, then BBGG)
-    from . import bbgg  # noqa: F401
+def load_plugins() -> None:
+    """Import, once, every module named in the ``markovdp.theorems`` entry-point group of installed packages."""
+    global _loaded_plugins
+    if _loaded_plugins:
+        return
+    _loaded_plugins = True
+    for point in entry_points(group=ENTRY_POINT_GROUP):
+        point.load()
 
 
-def certify(subject: Any, require: bool = False) -> Certificate:
-    """Run every registered rule on a mechanism or pipeline ``M >> K``; collect each rule's answer.
+def _summary(theorem_id: str, rule: Rule) -> str:
+    """The first line of the rule's docstring, without a leading "ID:" that would repeat the ID."""
+    doc = (inspect.getdoc(rule) or "").strip()
+    line = doc.splitlines()[0] if doc else "(no statement)"
+    return line.removeprefix(f"{theorem_id}:").strip()
 
-    Raises `NoApplicableTheorem` (listing every reason) when `require` is true and nothing applies.
+
+def theorems() -> str:
+    """A table of every registered rule: its THEORY ID and its one-line statement, in registration order."""
+    ids = registered_theorems()
+    width = max(map(len, ids), default=2)
+    return "\n".join(f"{tid:<{width}}  {_summary(tid, _RULES[tid])}" for tid in ids)
+
+
+def describe(theorem_id: str) -> str:
+    """The full statement of the rule registered under `theorem_id`: its docstring and where it lives."""
+    load_plugins()
+    if theorem_id not in _RULES:
+        raise ValueError(f"`theorem_id` must be a registered ID ({', '.join(_RULES)}); got {theorem_id!r}.")
+    rule = _RULES[theorem_id]
+    doc = textwrap.indent(inspect.getdoc(rule) or "(no statement)", "  ")
+    return f"{theorem_id}  ({rule.__module__}.{rule.__qualname__})\n{doc}"
+
+
+def _selected(rules: Iterable[str] | None) -> dict[str, Rule]:
+    if rules is None:
+        return dict(_RULES)
+    if isinstance(rules, str):
+        raise TypeError(f"`rules` must be a list of THEORY IDs, e.g. [{rules!r}]; got the string {rules!r}.")
+    chosen = list(rules)
+    unknown = [r for r in chosen if r not in _RULES]
+    if unknown:
+        raise ValueError(f"`rules` must name registered IDs ({', '.join(_RULES)}); got {unknown[0]!r}.")
+    return {tid: _RULES[tid] for tid in chosen}
+
+
+def _run(theorem_id: str, rule: Rule, subject: Any) -> Bound | NotApplicable:
+    try:
+        answer = rule(subject)
+    except NotImplementedError as exc:
+        return NotApplicable(theorem_id, str(exc))
+    except Exception as exc:
+        raise _with_id(exc, f"rule {theorem_id!r} failed on {subject!r}: {exc}") from exc
+    if not isinstance(answer, (Bound, NotApplicable)):
+        raise TypeError(f"rule {theorem_id!r} must return a Bound or NotApplicable; got {type(answer).__name__}.")
+    if answer.theorem != theorem_id:
+        raise ValueError(f"rule {theorem_id!r} returned a {type(answer).__name__} under another ID, "
+                         f"{answer.theorem!r}: a rule answers under its own ID.")
+    return answer
+
+
+def _with_id(exc: Exception, message: str) -> Exception:
+    """The same kind of error with the rule's ID in the message (a RuntimeError if the kind cannot be rebuilt)."""
+    try:
+        return type(exc)(message)
+    except Exception:
+        return RuntimeError(message)
+
+
+def certify(subject: Any, require: bool = False, *, rules: Iterable[str] | None = None) -> Certificate:
+    """Run every registered rule (or only the IDs in `rules`) on a mechanism or pipeline ``M >> K``.
+
+    A rule that raises NotImplementedError is NotApplicable with that reason; any other error is re-raised
+    with the rule's ID in the message. Raises `NoApplicableTheorem` (listing every reason) when `require`
+    is true and nothing applies.
     """
     from ..mechanisms.base import Mechanism
 
     if not isinstance(subject, Mechanism):
         raise TypeError(f"`subject` must be a Mechanism or a pipeline `M >> K`; got {type(subject).__name__}.")
-    _load_rules()
-    candidates: dict[str, Bound | NotApplicable] = {}
-    for theorem_id, rule in _RULES.items():
-        try:
-            answer = rule(subject)
-        except NotImplementedError as exc:
-            answer = NotApplicable(theorem_id, str(exc))
-        candidates[theorem_id] = answer
+    load_plugins()
+    candidates = {tid: _run(tid, rule, subject) for tid, rule in _selected(rules).items()}
     cert = Certificate(subject, candidates)
     if require and not cert.bounds:
         lines = "\n".join(f"  {k}: {why}" for k, why in cert.reasons().items())

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -21,6 +22,8 @@ from ..distributions import Categorical
 from ..operators.finite import FiniteKernel
 from ..pairs import PUSHES, Pair, PairSet, pairs_argmax, pairs_hockey_stick, pairs_renyi
 from . import _worst_case
+from .base import Mechanism
+from .finite import FiniteMechanism
 
 Array = NDArray[np.float64]
 
@@ -147,4 +150,22 @@ def _black_box_argmax(pairs: BlackBoxPairs, eps: float) -> int:
     return int(np.ravel_multi_index(tuple(t[list(pairs.free_points)]), (k,) * len(pairs.free_points)))
 
 
-__all__ = ["BlackBoxPairs", "CanonicalPairs", "canonical_rows", "dominating_pair_curve"]
+def worst_case_mechanism(pipeline: Any, eps: float) -> FiniteMechanism:
+    """The (eps0, delta0)-DP mechanism whose post-processing by K attains the class's worst case at `eps`.
+
+    STD-BlackBoxExact: for ``DeclaredDP(eps0, delta0) >> K`` (K finite) the two rows are the input laws on K's
+    inputs that the maximising map of the four canonical points sends P and Q to; neighbours [(0, 1)]. Its
+    pipeline ``worst_case_mechanism(p, eps) >> p.kernel`` has ``privacy_profile(..., eps)`` equal to
+    ``privacy_profile(p, eps)``: Monte Carlo on it samples the worst member of the class.
+    """
+    from .._validation import check_eps
+
+    pairs = pipeline.dominating_pairs() if isinstance(pipeline, Mechanism) else None
+    if not isinstance(pairs, BlackBoxPairs):
+        raise TypeError(f"`pipeline` must be DeclaredDP(eps, delta) >> K with a finite kernel K; got {pipeline!r}.")
+    e = float(check_eps("eps", eps, allow_inf=True))
+    mu, nu = pairs.inputs(pairs.tuple_of(pairs_argmax(pairs, e)))
+    return FiniteMechanism(np.stack([mu, nu]), neighbours=[(0, 1)])
+
+
+__all__ = ["BlackBoxPairs", "CanonicalPairs", "canonical_rows", "dominating_pair_curve", "worst_case_mechanism"]
