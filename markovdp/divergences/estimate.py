@@ -16,7 +16,13 @@ Two interval constructions, both from exact Clopper–Pearson (CP) binomial boun
 * **split**: the selection half chooses the event ``E = {y : p1(y) > gamma q1(y)}``; the evaluation half,
   independent of E, gives one-sided CP bounds on P(E) and Q(E). Since ``P(E) − gamma Q(E) <= E_gamma``
   for every event, the lower end is a valid lower confidence bound for the divergence (as in privacy
-  auditing); the upper end bounds the chosen event's advantage only.
+  auditing). Nothing bounds the divergence from above, so ``ci_high`` is NaN.
+
+Honest intervals (DESIGN §6): ``ci_low`` is always a valid lower confidence bound for the divergence of the
+sampled laws; ``ci_high`` is a valid upper confidence bound for it, or NaN. On continuous samples every
+binned interval bounds the divergence of the *binned* laws, which is below the true one (data processing):
+its lower end stays valid, its upper end is NaN. Data-derived bins (a number of bins) are chosen from the
+selection halves, so the interval then uses the evaluation halves only.
 """
 
 from __future__ import annotations
@@ -63,14 +69,19 @@ class Estimate:
     ----------
     value : float or ndarray
         The point estimate (an array with the shape of `eps` / `alpha` when those are arrays).
-    ci_low, ci_high : float or ndarray
-        The interval ends; what they cover depends on `method` (see the estimator's docstring).
+    ci_low : float or ndarray
+        Always a valid lower confidence bound (level `confidence`) for the divergence of the sampled laws.
+    ci_high : float or ndarray
+        A valid upper confidence bound for it, or NaN where the method gives none (split-sample events,
+        binned continuous samples).
     n : int
         Samples per side (the smaller side if the two differ).
     method : str
         The estimator that produced it.
     confidence : float
         The nominal level in (0, 1).
+    seed : optional
+        The seed (int entropy, SeedSequence, …) the samples were drawn with, when the caller knows it.
     """
 
     value: Real
@@ -79,6 +90,12 @@ class Estimate:
     n: int
     method: str
     confidence: float
+    seed: Any = None
+
+    @property
+    def has_upper_bound(self) -> bool:
+        """Whether `ci_high` is a valid upper confidence bound (not NaN) everywhere."""
+        return bool(np.all(np.isfinite(self.ci_high) | np.isposinf(self.ci_high)))
 
     def _key(self) -> tuple[Any, ...]:
         return (self.value, self.ci_low, self.ci_high)
@@ -257,8 +274,8 @@ def split_counts(samples: ArrayLike, *, k: int | None = None,
 
 
 def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
-                   ) -> tuple[NDArray[np.int64], NDArray[np.int64], bool]:
-    """Validate a pair of samples and bin them; returns (counts_p, counts_q, discrete)."""
+                   ) -> tuple[NDArray[np.int64], NDArray[np.int64], bool, bool]:
+    """Validate a pair of samples and bin them; returns (counts_p, counts_q, discrete, bins derived from data)."""
     xp = _check_samples("samples_p", samples_p)
     xq = _check_samples("samples_q", samples_q)
     discrete = bool(np.issubdtype(xp.dtype, np.integer))
@@ -277,12 +294,13 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
             k = check_int("k", k, minimum=1)
         _check_support("samples_p", xp, k)
         _check_support("samples_q", xq, k)
-        return _split_counts(xp.astype(np.int64), k), _split_counts(xq.astype(np.int64), k), True
+        return _split_counts(xp.astype(np.int64), k), _split_counts(xq.astype(np.int64), k), True, False
     if k is not None:
         raise fail("k", "None for float (continuous) samples; use `bins`", k)
     if bins is None:
         bins = DEFAULT_BINS
-    if isinstance(bins, numbers.Integral) and not isinstance(bins, (bool, np.bool_)):
+    derived = isinstance(bins, numbers.Integral) and not isinstance(bins, (bool, np.bool_))
+    if derived:
         bins = check_int("bins", bins, minimum=1)
         # Equal-probability bins from the pooled selection halves only, so the evaluation halves stay
         # independent of the binning (and of the event chosen from it).
@@ -292,7 +310,7 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
     else:
         interior = _interior_edges("bins", bins)
     m = interior.size + 1
-    return _split_counts(_bin(xp, interior), m), _split_counts(_bin(xq, interior), m), False
+    return _split_counts(_bin(xp, interior), m), _split_counts(_bin(xq, interior), m), False, derived
 
 
 # ---------------------------------------------------------------------------------------------
@@ -351,7 +369,8 @@ def _n(cp: NDArray[np.int64], cq: NDArray[np.int64]) -> int:
 
 
 def _hockey_stick(cp: NDArray[np.int64], cq: NDArray[np.int64], eps: Real, confidence: float, method: str,
-                  label: str) -> Estimate:
+                  label: str, *, upper: bool = True, seed: Any = None) -> Estimate:
+    """`upper`: whether the box's upper end bounds the divergence itself (cells are the sample space)."""
     with np.errstate(over="ignore"):
         gamma = np.exp(np.asarray(eps, dtype=np.float64))[..., None]  # gamma = e^eps, broadcast over cells
     if method == "split":
@@ -363,20 +382,22 @@ def _hockey_stick(cp: NDArray[np.int64], cq: NDArray[np.int64], eps: Real, confi
         miss = (1.0 - confidence) / 2  # Bonferroni over the bound on P(E) and the bound on Q(E)
         value = _excess(xp / n2p, g, xq / n2q)
         low = _excess(_cp_lower(xp, n2p, miss), g, _cp_upper(xq, n2q, miss))
-        high = np.minimum(1.0, _excess(_cp_upper(xp, n2p, miss), g, _cp_lower(xq, n2q, miss)))
-        high = np.where(chosen.any(axis=-1), high, 0.0)  # E empty: its advantage is exactly 0
+        high = np.full(np.shape(value), np.nan)  # the chosen event's advantage bounds nothing from above
     else:
         tp, tq = cp.sum(axis=0), cq.sum(axis=0)
         p_low, p_high, q_low, q_high = _box(tp, tq, confidence)
         value = _excess(tp / tp.sum(), gamma, tq / tq.sum()).sum(axis=-1)
         low = _excess(p_low, gamma, q_high).sum(axis=-1)
         high = np.minimum(1.0, _excess(p_high, gamma, q_low).sum(axis=-1))
+        if not upper:
+            high = np.full(np.shape(high), np.nan)
     value = np.clip(value, 0.0, 1.0)  # E_gamma lies in [0, 1]
-    return Estimate(_out(value), _out(np.minimum(low, 1.0)), _out(high), _n(cp, cq), label, confidence)
+    return Estimate(_out(value), _out(np.minimum(low, 1.0)), _out(high), _n(cp, cq), label, confidence, seed)
 
 
 def estimate_hockey_stick_from_counts(counts_p: ArrayLike, counts_q: ArrayLike, *, eps: ArrayLike,
-                                      confidence: float = 0.95, method: str = "split") -> Estimate:
+                                      confidence: float = 0.95, method: str = "split",
+                                      seed: Any = None) -> Estimate:
     """Estimate E_{e^eps}(P||Q) = Σ_y [p_y − e^eps q_y]_+ from cell counts of samples of P and Q.
 
     THEORY: Notation (hockey-stick divergence). DESIGN §6.
@@ -393,13 +414,14 @@ def estimate_hockey_stick_from_counts(counts_p: ArrayLike, counts_q: ArrayLike, 
     method : {"split", "box", "plugin"}
         ``"split"``: E = {y: p1(y) > gamma q1(y)} from row 0; value = [p2(E) − gamma q2(E)]_+ from row 1;
         ``ci_low = [pL − gamma qU]_+`` with one-sided CP bounds pL <= P(E), qU >= Q(E), each at level
-        1 − (1 − confidence)/2, is a lower confidence bound for E_gamma at level `confidence`.
-        ``ci_high = min(1, [pU − gamma qL]_+)`` bounds only the chosen event's advantage
-        [P(E) − gamma Q(E)]_+ (<= E_gamma) at level `confidence`.
+        1 − (1 − confidence)/2, is a lower confidence bound for E_gamma at level `confidence`;
+        ``ci_high`` is NaN (an event's advantage bounds the divergence from below only).
         ``"box"``: value = plug-in; ``ci_low = Σ [pL_y − gamma qU_y]_+``,
         ``ci_high = min(1, Σ [pU_y − gamma qL_y]_+)`` from CP intervals for all 2m cells (Bonferroni):
         a two-sided interval for E_gamma of the (binned) laws at level `confidence`.
         ``"plugin"``: the plug-in value with the box interval.
+    seed : optional
+        Recorded in the Estimate: the seed the samples were drawn with.
 
     Returns
     -------
@@ -414,12 +436,12 @@ def estimate_hockey_stick_from_counts(counts_p: ArrayLike, counts_q: ArrayLike, 
     """
     method = _check_method(method, _HS_COUNT_METHODS)
     cp, cq = _check_pair(counts_p, counts_q, split=method == "split")
-    return _hockey_stick(cp, cq, check_eps("eps", eps), _check_confidence(confidence), method, method)
+    return _hockey_stick(cp, cq, check_eps("eps", eps), _check_confidence(confidence), method, method, seed=seed)
 
 
 def estimate_hockey_stick(samples_p: ArrayLike, samples_q: ArrayLike, *, eps: ArrayLike,
                           confidence: float = 0.95, method: str | None = None, k: int | None = None,
-                          bins: int | ArrayLike | None = None) -> Estimate:
+                          bins: int | ArrayLike | None = None, seed: Any = None) -> Estimate:
     """Estimate E_{e^eps}(P||Q) = sup_E P(E) − e^eps Q(E) from samples of P and of Q.
 
     THEORY: Notation (hockey-stick divergence, data processing). DESIGN §6.
@@ -438,14 +460,16 @@ def estimate_hockey_stick(samples_p: ArrayLike, samples_q: ArrayLike, *, eps: Ar
     method : str, optional
         Discrete: ``"box"`` (default), ``"split"``, ``"plugin"``. Continuous: ``"split"`` (default),
         ``"histogram"`` (the box on the binned law: ``ci_low`` is a valid lower bound for the true
-        E_gamma by data processing, ``ci_high`` bounds the binned divergence only), ``"plugin"``.
+        E_gamma by data processing; ``ci_high`` is NaN), ``"plugin"``.
     k : int, optional
         Size of a discrete sample space (fix it so counts of batches line up); default max + 1 of both.
     bins : int or array_like, optional
         Continuous only: a number of equal-probability bins from the quantiles of the pooled selection
         halves (default 64), or explicit edges (outer edges −inf/+inf always added). With a number of
-        bins the edges reuse the selection halves, so the ``"histogram"`` box is exact only for
-        explicit edges; ``"split"`` is unaffected.
+        bins the ``"histogram"`` box uses the evaluation halves only (the selection halves chose the
+        edges); ``"split"`` is unaffected.
+    seed : optional
+        Recorded in the Estimate: the seed the samples were drawn with.
 
     Returns
     -------
@@ -460,13 +484,16 @@ def estimate_hockey_stick(samples_p: ArrayLike, samples_q: ArrayLike, *, eps: Ar
     """
     eps = check_eps("eps", eps)
     confidence = _check_confidence(confidence)
-    cp, cq, discrete = _sample_counts(samples_p, samples_q, k, bins)
+    cp, cq, discrete, derived = _sample_counts(samples_p, samples_q, k, bins)
     allowed = _HS_DISCRETE_METHODS if discrete else _HS_CONTINUOUS_METHODS
     label = _check_method(method, allowed, " for " + ("integer" if discrete else "float") + " samples")
     for name, counts in (("samples_p", cp), ("samples_q", cq)):
         if label == "split" and counts.sum() < 2:
             raise fail(name, "at least 2 samples for method 'split'", "1 sample")
-    return _hockey_stick(cp, cq, eps, confidence, "box" if label == "histogram" else label, label)
+    if derived and label != "split":  # bins chosen on the selection halves: evaluate on the other halves
+        cp, cq = cp[1:], cq[1:]
+    return _hockey_stick(cp, cq, eps, confidence, "box" if label == "histogram" else label, label,
+                         upper=discrete, seed=seed)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -507,19 +534,19 @@ def _renyi_at(p: NDArray[np.float64], q: NDArray[np.float64], alpha: NDArray[np.
 
 
 def _renyi(cp: NDArray[np.int64], cq: NDArray[np.int64], alpha: Real, confidence: float, label: str,
-           ) -> Estimate:
+           *, upper: bool = True, seed: Any = None) -> Estimate:
     alpha = np.asarray(alpha, dtype=np.float64)
     tp, tq = cp.sum(axis=0), cq.sum(axis=0)
     p_low, p_high, q_low, q_high = _box(tp, tq, confidence)
     # S is increasing in every p_y and decreasing in every q_y (alpha > 1), so the box corners bound it.
     value = np.maximum(_renyi_at(tp / tp.sum(), tq / tq.sum(), alpha), 0.0)
     low = np.maximum(_renyi_at(p_low, q_high, alpha), 0.0)
-    high = np.maximum(_renyi_at(p_high, q_low, alpha), 0.0)
-    return Estimate(_out(value), _out(low), _out(high), _n(cp, cq), label, confidence)
+    high = np.maximum(_renyi_at(p_high, q_low, alpha), 0.0) if upper else np.full(np.shape(value), np.nan)
+    return Estimate(_out(value), _out(low), _out(high), _n(cp, cq), label, confidence, seed)
 
 
 def estimate_renyi_from_counts(counts_p: ArrayLike, counts_q: ArrayLike, *, alpha: ArrayLike,
-                               confidence: float = 0.95, method: str = "box") -> Estimate:
+                               confidence: float = 0.95, method: str = "box", seed: Any = None) -> Estimate:
     """Estimate R_alpha(P||Q) = log(Σ_y p_y^alpha q_y^(1−alpha)) / (alpha − 1) from cell counts.
 
     THEORY: Notation (Rényi divergence; alpha = inf: R_inf = log max_y p_y / q_y). DESIGN §6.
@@ -540,6 +567,8 @@ def estimate_renyi_from_counts(counts_p: ArrayLike, counts_q: ArrayLike, *, alph
         Level in (0, 1).
     method : {"box", "plugin"}
         Both give the plug-in value with the box interval.
+    seed : optional
+        Recorded in the Estimate: the seed the samples were drawn with.
 
     Returns
     -------
@@ -552,12 +581,12 @@ def estimate_renyi_from_counts(counts_p: ArrayLike, counts_q: ArrayLike, *, alph
     """
     method = _check_method(method, _RENYI_COUNT_METHODS)
     cp, cq = _check_pair(counts_p, counts_q, split=False)
-    return _renyi(cp, cq, check_order("alpha", alpha), _check_confidence(confidence), method)
+    return _renyi(cp, cq, check_order("alpha", alpha), _check_confidence(confidence), method, seed=seed)
 
 
 def estimate_renyi(samples_p: ArrayLike, samples_q: ArrayLike, *, alpha: ArrayLike, confidence: float = 0.95,
                    method: str | None = None, k: int | None = None,
-                   bins: int | ArrayLike | None = None) -> Estimate:
+                   bins: int | ArrayLike | None = None, seed: Any = None) -> Estimate:
     """Estimate R_alpha(P||Q) = log(∫ (dP/dQ)^alpha dQ) / (alpha − 1) from samples of P and of Q.
 
     THEORY: Notation (Rényi divergence, data processing). DESIGN §6.
@@ -575,13 +604,15 @@ def estimate_renyi(samples_p: ArrayLike, samples_q: ArrayLike, *, alpha: ArrayLi
         Level in (0, 1).
     method : str, optional
         Discrete: ``"box"`` (default) or ``"plugin"``. Continuous: ``"histogram"`` (default; the box on
-        the binned law: ``ci_low`` is a valid lower bound for the true R_alpha by data processing,
-        ``ci_high`` bounds the binned divergence only) or ``"plugin"``.
+        the binned law: ``ci_low`` is a valid lower bound for the true R_alpha by data processing;
+        ``ci_high`` is NaN) or ``"plugin"``.
     k : int, optional
         Size of a discrete sample space; default max + 1 of both samples.
     bins : int or array_like, optional
         Continuous only: number of equal-probability bins (default 64; edges from the pooled first
-        halves, so the box is exact only for explicit edges) or explicit edges (outer −inf/+inf added).
+        halves, the box then from the second halves) or explicit edges (outer −inf/+inf added).
+    seed : optional
+        Recorded in the Estimate: the seed the samples were drawn with.
 
     Returns
     -------
@@ -594,7 +625,9 @@ def estimate_renyi(samples_p: ArrayLike, samples_q: ArrayLike, *, alpha: ArrayLi
     """
     alpha = check_order("alpha", alpha)
     confidence = _check_confidence(confidence)
-    cp, cq, discrete = _sample_counts(samples_p, samples_q, k, bins)
+    cp, cq, discrete, derived = _sample_counts(samples_p, samples_q, k, bins)
     allowed = _RENYI_DISCRETE_METHODS if discrete else _RENYI_CONTINUOUS_METHODS
     label = _check_method(method, allowed, " for " + ("integer" if discrete else "float") + " samples")
-    return _renyi(cp, cq, alpha, confidence, label)
+    if derived:  # bins chosen on the selection halves: evaluate on the other halves
+        cp, cq = cp[1:], cq[1:]
+    return _renyi(cp, cq, alpha, confidence, label, upper=discrete, seed=seed)
