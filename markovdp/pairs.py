@@ -156,15 +156,21 @@ def push_pairs(kernel: MarkovOperator, pairs: PairSet) -> PairSet:
 # Max over the pairs of the divergence registry; a kind of pair set may register a faster exact path.
 
 
+def _max_over(pairs: PairSet, divergence: Callable[..., Any], **parameter: Array) -> Array:
+    """max over the pairs of one divergence of the registry, at every value of its 1-D parameter array."""
+    (values,) = parameter.values()
+    out = np.zeros(values.shape)
+    for mu, nu in pairs:
+        out = np.maximum(out, np.atleast_1d(divergence(mu, nu, **parameter)))
+    return out
+
+
 @singledispatch
 def pairs_hockey_stick(pairs: PairSet, eps: Array) -> Array:
     """max over pairs of E_{e^eps}(mu || nu) for a 1-D array of eps (THEORY: Notation)."""
     from .divergences.exact import hockey_stick
 
-    out = np.zeros(eps.shape)
-    for mu, nu in pairs:
-        out = np.maximum(out, np.atleast_1d(hockey_stick(mu, nu, eps=eps)))
-    return out
+    return _max_over(pairs, hockey_stick, eps=eps)
 
 
 @singledispatch
@@ -172,10 +178,7 @@ def pairs_renyi(pairs: PairSet, alpha: Array) -> Array:
     """max over pairs of R_alpha(mu || nu) for a 1-D array of orders in (1, inf]."""
     from .divergences.exact import renyi
 
-    out = np.zeros(alpha.shape)
-    for mu, nu in pairs:
-        out = np.maximum(out, np.atleast_1d(renyi(mu, nu, alpha=alpha)))
-    return out
+    return _max_over(pairs, renyi, alpha=alpha)
 
 
 @singledispatch
