@@ -27,6 +27,11 @@ def _shown(value: Any) -> str:
         return repr(value)
 
 
+def _shown_kind(value: Any) -> str:
+    """A value of the wrong kind, as the user typed it plus its type: ``'2' of type str``."""
+    return f"{value!r} of type {type(value).__name__}"
+
+
 def fail(name: str, allowed: str, value: Any, kind: type[Exception] = ValueError) -> Exception:
     """Build the error for `name` (raise the result): ``"`name` must be <allowed>; got <value>."``."""
     return kind(f"`{name}` must be {allowed}; got {_shown(value)}.")
@@ -40,7 +45,8 @@ def _as_real_array(name: str, value: ArrayLike) -> NDArray[np.float64]:
     except Exception as exc:  # ragged input and the like
         raise fail(name, "a real number or array", value, TypeError) from exc
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == bool):
-        raise fail(name, "a real number or array", value, TypeError)
+        # a string is shown quoted with its type: `eps` = "2" must not read as the number 2
+        raise fail(name, "a real number or array", _shown_kind(value), TypeError)
     if np.iscomplexobj(arr):
         raise fail(name, "real", value, TypeError)
     arr = arr.astype(np.float64)

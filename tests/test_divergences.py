@@ -482,7 +482,7 @@ def test_a_pair_without_a_method_raises_not_implemented_naming_both_types() -> N
     with pytest.raises(NotImplementedError, match="Categorical and Categorical.*method='quadrature'"):
         kl(Categorical([0.5, 0.5]), Categorical([0.5, 0.5]), method="quadrature")
     with pytest.raises(NotImplementedError, match="method='closed_form'.*equal sigmas"):
-        hockey_stick(Normal(0.0, 1.0), Normal(0.0, 2.0), eps=1.0, method="closed_form")
+        hockey_stick(Normal([0.0, 0.0], 1.0), Normal([0.0, 0.0], 2.0), eps=1.0, method="closed_form")
 
 
 def test_non_distribution_raises_type_error_naming_the_argument() -> None:

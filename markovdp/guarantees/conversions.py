@@ -17,9 +17,11 @@ def rdp_to_dp(rdp_curve_or_value: ArrayLike | Callable[[NDArray[np.float64]], Ar
     STD-RDP2DP: eps = r + log((alpha − 1)/alpha) − (log delta + log alpha)/(alpha − 1) (Balle et al. 2020,
     Thm 21), never worse than Mironov's r + log(1/delta)/(alpha − 1); alpha = inf gives eps = r.
     Clipped at 0. `rdp_curve_or_value`: a curve alpha ↦ eps(alpha) (e.g. ``Certificate.renyi``), one value
-    per order, or one value for all orders, in nats.
+    per order, or one value for all orders, in nats. ValueError for an empty list of orders `alpha`.
     """
     alpha_arr = np.atleast_1d(np.asarray(check_order("alpha", alpha), dtype=np.float64))
+    if alpha_arr.size == 0:
+        raise fail("alpha", "at least one Rényi order in (1, inf]", "no orders (an empty list)")
     values = rdp_curve_or_value(alpha_arr) if callable(rdp_curve_or_value) else rdp_curve_or_value
     rdp_arr = np.atleast_1d(check_range("rdp_curve_or_value", values, low=0.0, allow_inf=True, allowed=">= 0"))
     if rdp_arr.size not in (1, alpha_arr.size):

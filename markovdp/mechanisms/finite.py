@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
@@ -9,12 +10,22 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
+from scipy import special
 
 from .._random import RNGLike
 from .._validation import check_eps, check_int, check_stochastic_matrix, fail, readonly
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel, matrix_text
-from ..pairs import RowPairs
+from ..pairs import (
+    PUSHES,
+    Array,
+    RowPairs,
+    pairs_argmax,
+    pairs_epsilon,
+    pairs_hockey_stick,
+    pairs_renyi,
+    push_pairs,
+)
 from ..spaces import FiniteSpace
 from .base import AllPairs, IndexPairs, Mechanism, Neighbourhood, neighbour_pairs
 
@@ -44,7 +55,10 @@ class MatrixMechanism(Mechanism):
         return self.kernel.sample(value, rng=rng)
 
     def dominating_pairs(self) -> RowPairs:
-        """The rows of every ordered neighbour pair (exhaustive: these are the real output laws)."""
+        """The rows of every ordered neighbour pair (exhaustive: these are the real output laws).
+
+        Raises NotImplementedError where a row holds a subnormal probability (`RowPairs`).
+        """
         k = self.matrix.shape[0]
         return RowPairs(self.matrix, neighbour_pairs(self.neighbours, k), isinstance(self.neighbours, AllPairs))
 
@@ -99,11 +113,23 @@ class FiniteMechanism(MatrixMechanism):
         return f"FiniteMechanism({matrix_text(self.matrix)}, neighbours={self.neighbours!r})"
 
 
+#: The smallest positive normal double: probabilities below it are subnormal (inexact) or underflow to 0.
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _rr_log_probs(k: int, eps0: float) -> tuple[float, float]:
+    """(log p, log q) of k-ary RR: p = 1/(1 + (k − 1) e^-eps0) on the diagonal, q = e^-eps0 p off it."""
+    log_p = -math.log1p((k - 1) * math.exp(-eps0))
+    return log_p, log_p - eps0
+
+
 @dataclass(frozen=True, repr=False)
 class RandomizedResponse(MatrixMechanism):
     """k-ary randomized response: M(x) = x with probability e^eps / (e^eps + k − 1), else uniform on the rest.
 
     Neighbours: all input pairs (local DP); exactly eps-LDP (AAC-T1; SRP-D). `eps` in nats, finite.
+    Exact privacy comes from closed forms (`RandomizedResponsePairs`), valid at every eps: the matrix's
+    off-diagonals are subnormal for eps in (708.4, 745.1) and 0 beyond.
     """
 
     k: int
@@ -126,5 +152,109 @@ class RandomizedResponse(MatrixMechanism):
     def neighbours(self) -> AllPairs:
         return AllPairs()
 
+    def dominating_pairs(self) -> RandomizedResponsePairs:
+        """Every ordered pair of rows, with the closed-form profile, RDP curve and inverse."""
+        return RandomizedResponsePairs(self.matrix, neighbour_pairs(AllPairs(), self.k), True, k=self.k,
+                                       eps0=self.eps)
+
     def __repr__(self) -> str:
         return f"RandomizedResponse(k={self.k}, eps={self.eps!r}, neighbours=AllPairs())"
+
+
+@dataclass(frozen=True, eq=False)
+class RandomizedResponsePairs(RowPairs):
+    """The rows of k-ary randomized response RR(k, eps0) for every ordered pair, read by closed forms.
+
+    Rows i and j differ in two coordinates only: (p, q) at (i, j) against (q, p), with p the diagonal and
+    q = e^-eps0 p the off-diagonal probability. Every pair has the same divergences (symmetry), so
+    (THEORY: Notation; AAC-T1, SRP-D):
+
+    - ``delta(eps) = p (1 − e^(eps − eps0))`` for eps < eps0, else 0;
+    - ``R_alpha = log(p e^((alpha−1) eps0) + p e^(−alpha eps0) + (k − 2) q)/(alpha − 1)``, R_inf = eps0;
+    - the inverse ``eps(delta) = eps0 + log(1 − delta/p)`` (0 where delta >= p − q; eps0 at delta = 0).
+
+    The values never read `matrix`, so they stay exact where its off-diagonals are subnormal or 0
+    (eps0 > 708.4); there `exhaustive` is False and pushing the rows through a kernel raises.
+    """
+
+    k: int = 2
+    eps0: float = 0.0
+
+    def __post_init__(self) -> None:
+        # Not RowPairs' check: the closed forms do not read the (possibly subnormal) matrix.
+        object.__setattr__(self, "matrix", readonly(np.ascontiguousarray(self.matrix, dtype=np.float64)))
+        object.__setattr__(self, "index", readonly(np.asarray(self.index, dtype=np.int64).reshape(-1, 2)))
+        object.__setattr__(self, "exhaustive", self.representable)
+
+    @property
+    def log_probs(self) -> tuple[float, float]:
+        """(log p, log q): the log diagonal and off-diagonal probabilities, exact at every eps0."""
+        return _rr_log_probs(self.k, self.eps0)
+
+    @property
+    def representable(self) -> bool:
+        """Whether q is a normal double, so that the stored rows are the laws to rounding."""
+        return self.log_probs[1] >= math.log(_TINY)
+
+
+@pairs_hockey_stick.register
+def _rr_hockey_stick(pairs: RandomizedResponsePairs, eps: Array) -> Array:
+    # delta(eps) = p (−expm1(eps − eps0)) for eps < eps0: exp(log p) keeps p exact past e^eps0 overflow
+    p = math.exp(pairs.log_probs[0])
+    with np.errstate(invalid="ignore"):  # eps = inf: inf − eps0 is fine, the mask sets 0
+        return np.where(eps < pairs.eps0, p * -np.expm1(np.minimum(eps - pairs.eps0, 0.0)), 0.0) + 0.0
+
+
+@pairs_argmax.register
+def _rr_argmax(pairs: RandomizedResponsePairs, eps: float) -> int:
+    return 0  # every ordered pair attains the maximum (symmetry)
+
+
+@pairs_renyi.register
+def _rr_renyi(pairs: RandomizedResponsePairs, alpha: Array) -> Array:
+    log_p, log_q = pairs.log_probs
+    eps0, k = pairs.eps0, pairs.k
+    out = np.empty(alpha.shape)
+    for n, a in enumerate(alpha):
+        if math.isinf(a):
+            out[n] = eps0  # R_inf = log max p/q
+            continue
+        x = (a - 1.0) * eps0
+        if x < 0.5:
+            # Σ P ((P/Q)^(alpha−1) − 1) = p expm1(x) + q expm1(−x) = p [4 sinh²(x/2) + expm1(−eps0) expm1(−x)]
+            # (the k − 2 equal coordinates add 0): two terms >= 0, no cancellation as eps0 → 0.
+            s = math.exp(log_p) * (4.0 * math.sinh(x / 2.0) ** 2 + math.expm1(-eps0) * math.expm1(-x))
+            out[n] = math.log1p(s) / (a - 1.0)
+        else:
+            terms = [log_p + x, log_p - a * eps0, math.log(k - 2) + log_q if k > 2 else -math.inf]
+            out[n] = float(special.logsumexp(terms)) / (a - 1.0)
+    return out + 0.0
+
+
+@pairs_epsilon.register
+def randomized_response_epsilon(pairs: RandomizedResponsePairs, delta: float) -> float:
+    """The smallest eps with delta(eps) <= delta, from the closed-form inverse (see the class).
+
+    Conservative in floats: the candidate is raised by ulps until the closed-form profile there is
+    <= delta exactly; at delta = 0 it is eps0, where the profile is exactly 0.
+    """
+    from ..guarantees.types import rounded_up  # guarantees imports mechanisms: import at call time
+
+    log_p = pairs.log_probs[0]
+    p = math.exp(log_p)
+    if delta >= p * -math.expm1(-pairs.eps0):  # delta(0) = p − q
+        return 0.0
+    eps = max(pairs.eps0 + math.log1p(-delta / p), 0.0) if delta > 0.0 else pairs.eps0
+    return rounded_up(eps, lambda e: float(_rr_hockey_stick(pairs, np.array([e]))[0]), delta)
+
+
+@PUSHES.register((FiniteKernel, RandomizedResponsePairs))
+def _push_rr(kernel: FiniteKernel, pairs: RandomizedResponsePairs) -> RowPairs:
+    """RR >> K: the rows P @ K, exact where the off-diagonal q is a normal double; else NotImplementedError."""
+    if not pairs.representable:
+        raise NotImplementedError(
+            f"RandomizedResponse(k={pairs.k}, eps={pairs.eps0!r}) >> {type(kernel).__name__}: the off-diagonal "
+            f"probability e^-eps/(1 + (k − 1) e^-eps) = exp({pairs.log_probs[1]!r}) is below the smallest normal "
+            f"double (2.2250738585072014e-308), so the rows of the pipeline are not representable exactly; "
+            f"exact values need eps <= 708.39.")
+    return push_pairs(kernel, RowPairs(pairs.matrix, pairs.index, pairs.all_pairs))

@@ -106,8 +106,19 @@ def _merge_finite(left: FiniteKernel, right: FiniteKernel) -> FiniteKernel:
 
 @PUSHES.register((FiniteKernel, RowPairs))
 def _push_rows(kernel: FiniteKernel, pairs: RowPairs) -> RowPairs:
-    """Rows are the real output laws: their images P @ K are the real output laws of M >> K (exact)."""
-    return RowPairs(stochastic_product(pairs.matrix, kernel.matrix), pairs.index, pairs.all_pairs)
+    """Rows are the real output laws: their images P @ K are the real output laws of M >> K (exact).
+
+    A product entry that underflows to 0 where some path has positive probability would silently change the
+    support (and D_inf): that is refused.
+    """
+    product = stochastic_product(pairs.matrix, kernel.matrix)
+    lost = (product == 0) & (((pairs.matrix > 0).astype(np.float64) @ (kernel.matrix > 0)) > 0)
+    if lost.any():
+        i, y = np.argwhere(lost)[0]
+        raise NotImplementedError(
+            f"M >> K: output {y} of input {i} has positive probability but its product underflows to 0 in float64; "
+            "its exact profile is not representable.")
+    return RowPairs(product, pairs.index, pairs.all_pairs)
 
 
 __all__ = ["FiniteKernel", "matrix_text", "stochastic_product"]

@@ -62,14 +62,38 @@ def _kl_laplace(mu: Laplace, nu: Laplace, _: None) -> Array:
     return np.array([(u - math.log1p(u)) + (b1 / b2) * (z1 + math.expm1(-z1))])
 
 
+def laplace_renyi_scales(dist: float, b1: float, b2: float, alpha: Array) -> Array:
+    """R_alpha(Lap(m1, b1) || Lap(m2, b2)) for b1 != b2, dist = |m1 − m2|, alpha in (1, inf].
+
+    Derived here (THEORY: Notation, R_alpha): with m1 = 0, m2 = D, the integrand p^alpha q^(1−alpha) is
+    ``K exp(−alpha|x|/b1 + (alpha−1)|x − D|/b2)``, ``K = (2b1)^(−alpha) (2b2)^(alpha−1)``; both tails decay
+    at the rate ``lam = alpha/b1 − (alpha−1)/b2``, so the integral is +inf iff lam <= 0 (possible iff
+    b1 > b2), and otherwise, summing the three pieces x < 0, 0 < x < D, x > D (``mu = alpha/b1 +
+    (alpha−1)/b2``):
+    ``K [e^((alpha−1)D/b2) (1/lam + (1 − e^(−mu D))/mu) + e^(−alpha D/b1)/lam]``.
+    alpha = inf: log(b2/b1) + D/b2 if b1 < b2 (the sup of log p/q, at x = m1), inf if b1 > b2.
+    """
+    out = np.empty(alpha.shape)
+    for n, a in enumerate(alpha):
+        if math.isinf(a):
+            out[n] = math.log(b2 / b1) + dist / b2 if b1 < b2 else math.inf
+            continue
+        lam = a / b1 - (a - 1.0) / b2
+        if lam <= 0.0:
+            out[n] = math.inf  # the tails of p^alpha q^(1−alpha) do not decay
+            continue
+        rate = a / b1 + (a - 1.0) / b2
+        log_k = -a * math.log(2.0 * b1) + (a - 1.0) * math.log(2.0 * b2)
+        near = (a - 1.0) * dist / b2 + math.log(1.0 / lam - math.expm1(-rate * dist) / rate)
+        far = -a * dist / b1 - math.log(lam)
+        out[n] = (log_k + float(np.logaddexp(near, far))) / (a - 1.0)
+    return out
+
+
 @register("renyi", "closed_form", (Laplace, Laplace))
 def _renyi_laplace(mu: Laplace, nu: Laplace, alpha: Array) -> Array:
     b1, b2 = mu.scale, nu.scale
     dist = abs(mu.loc - nu.loc)
     if b1 == b2:
         return laplace_renyi(dist / b1, alpha)
-    # Different scales: only alpha = inf has a closed form here. log p/q = log(b2/b1) − |x−m1|/b1 + |x−m2|/b2
-    # grows without bound if b1 > b2; if b1 < b2 it peaks at x = m1: R_inf = log(b2/b1) + D/b2.
-    inf_value = math.log(b2 / b1) + dist / b2 if b1 < b2 else math.inf
-    return np.where(np.isinf(alpha), inf_value, np.nan)
-
+    return laplace_renyi_scales(dist, b1, b2, alpha)

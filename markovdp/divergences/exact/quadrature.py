@@ -169,6 +169,10 @@ def _quadrature_hockey_stick(mu: Distribution, nu: Distribution, eps: Array) -> 
         x_peak, c = prob.peak(h, values)
         lo, hi = prob.window(h, values, x_peak, c)
         cross = [x for x in _crossings(prob, float(e)) if lo <= x <= hi] if math.isfinite(e) else []
+        # h < log p, and near a crossing h can exceed every grid value by far (a steep log p beside a
+        # crossing between coarse grid points: Laplace(0, 0.01) against Normal(0, 100) at eps = 12), so the
+        # rescaling takes log p at the crossings as well: exp(h − c) then cannot overflow.
+        c = max([c, *(float(prob.log_p(x)[0]) for x in cross)])
         pts = prob.breakpoints(lo, hi, [x_peak], cross)
         value, err = prob.integrate(_rescaled(h, c), pts)
         _warn_inaccurate(value, err, f"the hockey-stick divergence at eps={float(e)!r}")
@@ -217,6 +221,12 @@ def _quadrature_renyi(mu: Distribution, nu: Distribution, alpha: Array) -> Array
             continue
         x_peak, c = prob.peak(h, values)
         lo, hi = prob.window(h, values, x_peak, c)
+        if lo <= -_FAR or hi >= _FAR:
+            # not decayed by e^-100 from the peak 1e100 scales away: tails that do not decay (e.g.
+            # Lap(0, 3) against Lap(1, 1) at alpha = 1.5, where the exponent's slope is 0), so +inf
+            # (an upper bound in any case; there h also loses every digit to cancellation)
+            out[i] = math.inf
+            continue
         pts = prob.breakpoints(lo, hi, [x_peak], [])
         value, err = prob.integrate(_rescaled(h, c), pts)
         out[i] = (c + math.log(value)) / (a - 1.0) if value > 0 else math.inf
