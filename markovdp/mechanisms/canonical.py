@@ -17,12 +17,12 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy import special
 
-from .._validation import readonly
+from .._validation import check_eps, fail, readonly
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel
 from ..pairs import PUSHES, Pair, PairSet, pairs_argmax, pairs_hockey_stick, pairs_renyi
 from . import _worst_case
-from .base import Mechanism
+from .base import PostProcessed
 from .finite import FiniteMechanism
 
 Array = NDArray[np.float64]
@@ -98,8 +98,9 @@ class BlackBoxPairs(PairSet):
 
     @property
     def free_points(self) -> tuple[int, ...]:
-        """The canonical points whose image matters: all four, or (1, 2) when delta0 = 0."""
-        return (0, 1, 2, 3) if self.P[0] > 0 or self.Q[3] > 0 else (1, 2)
+        """The canonical points whose image matters, those with mass: all four, or (1, 2) when delta0 = 0
+        (the enumeration of `_worst_case.worst_case_hockey_stick`)."""
+        return tuple(int(i) for i in np.flatnonzero((self.P > 0) | (self.Q > 0)))
 
     def tuple_of(self, n: int) -> NDArray[np.int64]:
         """The n-th map (x0, x1, x2, x3), enumerated row-major over the free points (the others map to 0)."""
@@ -143,6 +144,29 @@ def _black_box_hockey_stick(pairs: BlackBoxPairs, eps: Array) -> Array:
     return _worst_case.worst_case_hockey_stick(pairs.P, pairs.Q, pairs.matrix, eps)[0]
 
 
+#: Maps per block in `_black_box_renyi`, so the (maps, outputs) arrays stay near 2^22 floats.
+_RENYI_BLOCK = 2**22
+
+
+@pairs_renyi.register
+def _black_box_renyi(pairs: BlackBoxPairs, alpha: Array) -> Array:
+    """max over every map of R_alpha(P T K || Q T K): the rows of all maps at once, block by block
+    (R_alpha's power sum is jointly convex, so the deterministic maps attain the sup; STD-BlackBoxExact)."""
+    from ..divergences.exact.finite import renyi_finite_rows
+
+    k, m = pairs.matrix.shape
+    free = np.array(pairs.free_points)
+    maps = np.stack(np.meshgrid(*([np.arange(k)] * free.size), indexing="ij"), axis=-1).reshape(-1, free.size)
+    out = np.zeros(alpha.shape)
+    step = max(1, _RENYI_BLOCK // m)
+    for start in range(0, maps.shape[0], step):
+        rows = pairs.matrix[maps[start:start + step]]  # (maps, free points, m)
+        mu, nu = np.einsum("f,tfm->tm", pairs.P[free], rows), np.einsum("f,tfm->tm", pairs.Q[free], rows)
+        mu, nu = mu / mu.sum(axis=1, keepdims=True), nu / nu.sum(axis=1, keepdims=True)
+        out = np.maximum(out, renyi_finite_rows(mu, nu, alpha).max(axis=1))
+    return out
+
+
 @pairs_argmax.register
 def _black_box_argmax(pairs: BlackBoxPairs, eps: float) -> int:
     t = _worst_case.worst_case_hockey_stick(pairs.P, pairs.Q, pairs.matrix, np.array([eps]))[1][0]
@@ -150,21 +174,45 @@ def _black_box_argmax(pairs: BlackBoxPairs, eps: float) -> int:
     return int(np.ravel_multi_index(tuple(t[list(pairs.free_points)]), (k,) * len(pairs.free_points)))
 
 
+def _is_black_box(pipeline: Any) -> bool:
+    """Is `pipeline` a mechanism known only by its declared point (canonical pairs), post-processed?"""
+    if not isinstance(pipeline, PostProcessed):
+        return False
+    try:
+        return isinstance(pipeline.mechanism.dominating_pairs(), CanonicalPairs)
+    except NotImplementedError:  # a mechanism without known pairs is not a declared black box
+        return False
+
+
 def worst_case_mechanism(pipeline: Any, eps: float) -> FiniteMechanism:
     """The (eps0, delta0)-DP mechanism whose post-processing by K attains the class's worst case at `eps`.
 
-    STD-BlackBoxExact: for ``DeclaredDP(eps0, delta0) >> K`` (K finite) the two rows are the input laws on K's
-    inputs that the maximising map of the four canonical points sends P and Q to; neighbours [(0, 1)]. Its
-    pipeline ``worst_case_mechanism(p, eps) >> p.kernel`` has ``privacy_profile(..., eps)`` equal to
-    ``privacy_profile(p, eps)``: Monte Carlo on it samples the worst member of the class.
-    """
-    from .._validation import check_eps
+    STD-BlackBoxExact: for ``DeclaredDP(eps0, delta0) >> K`` (K finite, k inputs) the two rows are the laws on
+    K's inputs that the maximising map t = (x0, x1, x2, x3) of the four canonical points sends P and Q to,
+    ``mu = Σ_i P_i δ_{x_i}``, ``nu = Σ_i Q_i δ_{x_i}`` (a post-processing of the canonical pair, so
+    (eps0, delta0)-DP); neighbours [(0, 1)]. ``privacy_profile(worst_case_mechanism(p, eps) >> p.kernel, eps)``
+    equals ``privacy_profile(p, eps)``: Monte Carlo on it samples the worst member of the class.
 
-    pairs = pipeline.dominating_pairs() if isinstance(pipeline, Mechanism) else None
-    if not isinstance(pairs, BlackBoxPairs):
-        raise TypeError(f"`pipeline` must be DeclaredDP(eps, delta) >> K with a finite kernel K; got {pipeline!r}.")
-    e = float(check_eps("eps", eps, allow_inf=True))
-    mu, nu = pairs.inputs(pairs.tuple_of(pairs_argmax(pairs, e)))
+    Raises
+    ------
+    TypeError
+        `pipeline` is not a black box ``DeclaredDP(eps0, delta0) >> K``; `eps` not a scalar.
+    ValueError
+        `eps` negative or NaN (inf is allowed: the D_inf worst case).
+    NotImplementedError
+        K is not finite, or too large for the exact enumeration (`_worst_case.MAX_WORK`).
+    """
+    if not _is_black_box(pipeline):
+        raise fail("pipeline", "a black box post-processed by a kernel, DeclaredDP(eps, delta) >> K", pipeline,
+                   TypeError)
+    if not isinstance(pipeline.kernel, FiniteKernel):
+        raise NotImplementedError(f"The exact worst case of a black box is known only through a finite kernel "
+                                  f"(STD-BlackBoxExact); got {type(pipeline.kernel).__name__} in {pipeline!r}.")
+    checked = check_eps("eps", eps, allow_inf=True)
+    if np.ndim(checked) != 0:
+        raise fail("eps", "a scalar", eps, TypeError)
+    pairs = pipeline.dominating_pairs()
+    mu, nu = pairs.inputs(pairs.tuple_of(pairs_argmax(pairs, float(checked))))
     return FiniteMechanism(np.stack([mu, nu]), neighbours=[(0, 1)])
 
 
