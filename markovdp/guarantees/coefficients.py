@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
-from scipy.optimize import brentq
 
 from .._validation import check_eps, check_probability, check_stochastic_matrix, fail
 
@@ -165,9 +164,14 @@ def _times_gamma(eps: float, x: NDArray[np.float64]) -> NDArray[np.float64]:
 
 def _coefficient(P: NDArray[np.float64], eps: float) -> float:
     """sup_{x != x'} E_{e^eps}(P[x]||P[x']) on a validated matrix, clipped into [0, 1]."""
-    k = P.shape[0]
-    if k < 2:
+    if P.shape[0] < 2:
         return 0.0
+    return min(max(float(_row_maxima(P, eps).max()), 0.0), 1.0)
+
+
+def _row_maxima(P: NDArray[np.float64], eps: float) -> NDArray[np.float64]:
+    """out[i] = max_{j > i} max(E(P[i]||P[j]), E(P[j]||P[i])) at gamma = e^eps (k >= 2 rows)."""
+    k = P.shape[0]
     mode, value = _gamma_mode(eps)
     out = np.empty(k, dtype=np.float64)
     # Threads only from the main thread: inside dask workers the cores are already busy, and numba's
@@ -177,7 +181,7 @@ def _coefficient(P: NDArray[np.float64], eps: float) -> float:
         _coefficient_rows_parallel(P, mode, value, out)
     else:
         _coefficient_rows(P, mode, value, out)
-    return min(max(float(out.max()), 0.0), 1.0)
+    return out
 
 
 def _pure_ldp_epsilon(P: NDArray[np.float64]) -> float:
@@ -301,9 +305,18 @@ def ldp_epsilon(K: Any, delta: float = 0.0) -> float:
     """
     d = _scalar("delta", delta, check_probability("delta", delta))
     P = _finite_matrix(K, "ldp_epsilon")
-    pure = _pure_ldp_epsilon(P)
     if d == 0.0:
-        return pure
+        return _pure_ldp_epsilon(P)
+    if P.shape[0] >= _PRUNE_MIN_ROWS:
+        eps = _pruned_epsilon(P, d)
+        if eps is not None:
+            return eps
+    return _root_epsilon(P, d)
+
+
+def _root_epsilon(P: NDArray[np.float64], d: float) -> float:
+    """ldp_epsilon for delta = d > 0 by root finding on the full coefficient (one pass per step)."""
+    pure = _pure_ldp_epsilon(P)
     if _coefficient(P, 0.0) <= d:
         return 0.0
     if _coefficient(P, math.inf) > d:
@@ -319,6 +332,8 @@ def ldp_epsilon(K: Any, delta: float = 0.0) -> float:
         hi = 1.0
         while excess(hi) > 0:
             hi *= 2.0
+    from scipy.optimize import brentq  # here, not at import: scipy.optimize costs ~0.1 s to import
+
     root = brentq(excess, 0.0, hi, xtol=EPS_XTOL / 4, rtol=4 * np.finfo(float).eps)
     # Polish into a bracket [lo, hi] with excess(lo) > 0 >= excess(hi), hi - lo <= EPS_XTOL. brentq may land
     # a hair on either side of the crossing, or anywhere on a flat stretch where the coefficient equals delta.
@@ -345,5 +360,96 @@ def ldp_epsilon(K: Any, delta: float = 0.0) -> float:
             hi = mid
     return float(hi)
 
+
+# --------------------------------------------------------------------------------------------- large k
+# ldp_epsilon = max over pairs {x, x'} of eps_xx' (each pair's own smallest eps with E <= delta both ways).
+# Root finding pays one all-pairs pass per step (k = 3000: seconds each). Instead: lo = the largest eps_xx'
+# of a few seed pairs (a lower bound, attained); one pass at lo; only pairs with E(lo) > delta can have
+# eps_xx' > lo, so their own eps (two-row root finding, O(m) per step) and lo give the answer; a last pass
+# checks dobrushin(K, answer) <= delta in the kernels' own arithmetic (else root finding decides).
+
+#: From this many rows on, ldp_epsilon (delta > 0) prunes pairs instead of root finding on all of them.
+_PRUNE_MIN_ROWS = 256
+#: Seed pairs: the rows of the largest and smallest entry of this many columns with the largest log-ratio.
+_PRUNE_SEEDS = 8
+#: Rounds (one pass each) that raise lo while more than _PRUNE_MAX_PAIRS pairs remain candidates.
+_PRUNE_ROUNDS = 4
+_PRUNE_MAX_PAIRS = 256
+#: Candidates are selected with this relative margin below delta (their arithmetic differs from the pass).
+_PRUNE_MARGIN = 1e-9
+
+
+@njit(cache=True)
+def _pairs_above(P: np.ndarray, mode: int, value: float, i: int, level: float, out: np.ndarray) -> int:
+    """Write into `out` the j > i with max(E(P[i]||P[j]), E(P[j]||P[i])) > level; return how many."""
+    k, m = P.shape
+    count = 0
+    for j in range(i + 1, k):
+        s_ij = 0.0
+        s_ji = 0.0
+        for y in range(m):
+            a = P[i, y]
+            b = P[j, y]
+            if mode == _MODE_DINF:
+                s_ij += a if b == 0.0 else 0.0
+                s_ji += b if a == 0.0 else 0.0
+            elif mode == _MODE_SPLIT:
+                s_ij += max(a - value * (value * b), 0.0)
+                s_ji += max(b - value * (value * a), 0.0)
+            else:
+                s_ij += max(a - value * b, 0.0)
+                s_ji += max(b - value * a, 0.0)
+        if max(s_ij, s_ji) > level:
+            out[count] = j
+            count += 1
+    return count
+
+
+def _pair_epsilon(P: NDArray[np.float64], i: int, j: int, d: float) -> float:
+    """eps of the two rows i, j alone (both directions), through the same kernels as the full pass."""
+    rows = np.ascontiguousarray(P[[i, j]])
+    rows.flags.writeable = False
+    if _coefficient(rows, 0.0) <= d:
+        return 0.0
+    if _coefficient(rows, math.inf) > d:
+        return math.inf
+    return _root_epsilon(rows, d)
+
+
+def _seed_pairs(P: NDArray[np.float64]) -> list[tuple[int, int]]:
+    hi, lo = P.argmax(axis=0), P.argmin(axis=0)
+    with np.errstate(divide="ignore"):
+        score = np.log(P.max(axis=0)) - np.log(P.min(axis=0))
+    columns = np.argsort(-score, kind="stable")[:_PRUNE_SEEDS]
+    return sorted({(int(min(hi[y], lo[y])), int(max(hi[y], lo[y]))) for y in columns if hi[y] != lo[y]})
+
+
+def _pruned_epsilon(P: NDArray[np.float64], d: float) -> float | None:
+    """ldp_epsilon(P, d) for d > 0 with one or a few all-pairs passes, or None (then root finding)."""
+    seeds = _seed_pairs(P)
+    if not seeds:
+        return None
+    lo = max(_pair_epsilon(P, i, j, d) for i, j in seeds)
+    level = d * (1.0 - _PRUNE_MARGIN)
+    for _ in range(_PRUNE_ROUNDS):
+        if not math.isfinite(lo):
+            return None
+        maxima = _row_maxima(P, lo)
+        if maxima.max() <= d:  # every pair has eps <= lo, and a seed attains lo
+            return lo
+        mode, value = _gamma_mode(lo)
+        found = np.empty(P.shape[0], dtype=np.int64)
+        candidates: list[tuple[int, int]] = []
+        for i in np.flatnonzero(maxima > level):  # rows holding a pair with E(lo) > delta
+            count = _pairs_above(P, mode, value, int(i), level, found)
+            candidates.extend((int(i), int(j)) for j in found[:count])
+            if len(candidates) > _PRUNE_MAX_PAIRS:
+                break
+        if len(candidates) > _PRUNE_MAX_PAIRS:  # too many: raise lo to the first candidates' eps, again
+            lo = max(lo, *(_pair_epsilon(P, i, j, d) for i, j in candidates[:_PRUNE_SEEDS]))
+            continue
+        eps = max([lo, *(_pair_epsilon(P, i, j, d) for i, j in candidates)])
+        return eps if math.isinf(eps) or _coefficient(P, eps) <= d else None
+    return None
 
 __all__ = ["dobrushin", "doeblin", "ldp_epsilon", "ultra_mixing"]

@@ -6,10 +6,14 @@ Also the atomic vs absolutely continuous pairs, which are mutually singular. THE
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
+from numba import njit
+from numpy.typing import NDArray
 from scipy import special
 
+from ..._validation import readonly
 from ...distributions import Categorical, Distribution
 from .registry import Array, register
 
@@ -28,19 +32,173 @@ def _aligned(mu: Distribution, nu: Distribution) -> tuple[Array, Array]:
 
 
 def hockey_stick_finite(p: Array, q: Array, eps: Array) -> Array:
-    """Σ_i [p_i − e^eps q_i]_+ for each eps (THEORY: Notation); eps = inf gives D_inf = p(q = 0).
+    """Σ_i [p_i − e^eps q_i]_+ for each eps of a 1-D array (THEORY: Notation); eps = inf gives D_inf = p(q = 0).
 
-    Each term is computed as ``−p_i expm1(eps − log(p_i/q_i))`` where log(p_i/q_i) > eps: no cancellation
-    and no overflow of e^eps (eps up to inf). Every term is >= 0.
+    One pass for all eps (`hockey_stick_finite_pairs`): no cancellation, no overflow of e^eps (eps up to inf),
+    every value >= 0. It equals the term-by-term sum of ``−p expm1(eps − L)`` to a few ulps relative; the one
+    error left is that of L = log p − log q itself (~(|log p| + |log q|) ulps) on terms at the threshold.
     """
-    keep = p > 0
-    p, q = p[keep], q[keep]
-    singular = float(p[q == 0].sum())  # BBGG footnote 3: D_inf = mu(supp(mu) \ supp(nu))
-    pc = p[q > 0]
-    log_ratio = np.log(pc) - np.log(q[q > 0])
-    diff = np.asarray(eps, dtype=np.float64)[:, None] - log_ratio[None, :]  # eps = inf → +inf → 0
-    terms = np.where(diff < 0, -np.expm1(np.minimum(diff, 0.0)), 0.0)
-    return singular + terms @ pc
+    P = _frozen(np.ascontiguousarray(p, dtype=np.float64)[None, :])
+    Q = _frozen(np.ascontiguousarray(q, dtype=np.float64)[None, :])
+    return _hockey_stick(P, Q, _FIRST_ROWS, eps)[:, 0]
+
+
+def hockey_stick_finite_rows(P: Array, Q: Array, eps: Array) -> Array:
+    """(n_eps, n_rows) array of E_{e^eps}(P[r] || Q[r]) for each row pair r (see `hockey_stick_finite_pairs`)."""
+    P, Q = _float_rows(P), _float_rows(Q)
+    return _hockey_stick(P, Q, _frozen(np.repeat(np.arange(P.shape[0]), 2).reshape(-1, 2)), eps)
+
+
+def hockey_stick_finite_pairs(matrix: Array, index: NDArray[np.int64], eps: Array) -> Array:
+    """(n_eps, n_pairs) array of E_{e^eps}(matrix[i] || matrix[j]) = Σ_{y: L_y > eps} (p_y − e^eps q_y) for
+    each row pair (i, j) of `index` (p = matrix[i], q = matrix[j], L_y = log p_y − log q_y).
+
+    THEORY: Notation (hockey-stick, D_inf). The sorted eps and eps + 0.7 cut the line into buckets; one pass
+    over y drops each term's p and q into its bucket, and suffix sums give A = Σ_{L > eps} p and
+    B = Σ_{L > eps} q for every eps at once: E = A − e^eps B (no sort of the y's). Where that subtraction
+    would cancel (A > 4 E: more than two bits) E is recomputed as the same difference over the terms with
+    L > eps + 0.7 (there e^eps B <= e^-0.7 A < A / 2: no cancellation) plus the terms with
+    eps < L <= eps + 0.7 one by one, ``−p expm1(eps − L)``, each >= 0 and exact to a few ulps. e^eps B is
+    e^(eps/2) (e^(eps/2) B) past exp's range and 0 where B = 0: the q = 0 terms (L = inf) give the D_inf
+    mass, which is the value at eps = inf.
+    """
+    matrix = _float_rows(matrix)
+    return _hockey_stick(matrix, matrix, _frozen(np.ascontiguousarray(index, dtype=np.int64).reshape(-1, 2)), eps)
+
+
+#: The index of the one pair (P[0], Q[0]).
+_FIRST_ROWS = readonly(np.zeros((1, 2), dtype=np.int64))
+
+
+def _float_rows(P: Array) -> Array:
+    return _frozen(np.ascontiguousarray(np.atleast_2d(P), dtype=np.float64))
+
+
+def _frozen(arr: NDArray[Any]) -> NDArray[Any]:
+    """A read-only view (no copy): the numba kernel sees one array type, so it compiles once."""
+    if arr.flags.writeable:
+        arr = arr.view()
+        arr.flags.writeable = False
+    return arr
+
+
+def _hockey_stick(P: Array, Q: Array, index: NDArray[np.int64], eps: Array) -> Array:
+    """E_{e^eps}(P[i] || Q[k]) for each (i, k) of `index`: the sorted cuts here, the pass over y in numba."""
+    eps = np.array(eps, dtype=np.float64, ndmin=1)  # a fresh C array: one numba specialisation
+    finite = eps[eps < math.inf]
+    cuts = np.sort(np.concatenate([finite, finite + _SAFE_GAP]))
+    out = np.empty((eps.size, index.shape[0]))
+    _hockey_stick_kernel(P, Q, index, eps, cuts, out)
+    return out
+
+
+#: A tail term with L > eps + _SAFE_GAP has e^(eps − L) < e^-0.7 < 1/2 (0.7 > log 2): no cancellation.
+_SAFE_GAP = 0.7
+#: A − e^eps B is kept where A <= _KEEP_RATIO (A − e^eps B): at most two bits cancel.
+_KEEP_RATIO = 4.0
+#: Below this exp(eps) is finite; above it e^eps B is formed as e^(eps/2) (e^(eps/2) B).
+_EXP_SAFE = 709.0
+
+
+@njit(cache=True)
+def _gamma_times(eps: float, b: float) -> float:
+    """e^eps b for b >= 0 without overflow of e^eps; 0 for b = 0 (eps up to inf)."""
+    if b == 0.0:
+        return 0.0
+    if eps <= _EXP_SAFE:
+        return math.exp(eps) * b
+    half = math.exp(min(eps, 1400.0) / 2.0)  # b > 0 past eps ~ 745 cannot occur in a tail (p/q <= 2e323)
+    return half * (half * b)
+
+
+@njit(cache=True)
+def _cuts_below(cuts: np.ndarray, x: float) -> int:
+    """The number of cuts < x: bisection on the sorted cuts, branch-free (a select per halving)."""
+    n = cuts.size
+    if n == 0:
+        return 0
+    base = 0
+    while n > 1:
+        half = n >> 1
+        base = base + half if cuts[base + half] < x else base
+        n -= half
+    return base + (1 if cuts[base] < x else 0)
+
+
+@njit(cache=True)
+def _group_by_bucket(bucket: np.ndarray, n_cuts: int, start: np.ndarray, by_bucket: np.ndarray) -> None:
+    """Counting sort: by_bucket lists the y with bucket[y] = b at start[b]:start[b + 1] (b = −1 left out)."""
+    start[:] = 0
+    for y in range(bucket.size):
+        if bucket[y] >= 0:
+            start[bucket[y] + 1] += 1
+    for b in range(n_cuts + 1):
+        start[b + 1] += start[b]
+    fill = start[:-1].copy()
+    for y in range(bucket.size):
+        b = bucket[y]
+        if b >= 0:
+            by_bucket[fill[b]] = y
+            fill[b] += 1
+
+
+@njit(cache=True)
+def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: np.ndarray, cuts: np.ndarray,
+                         out: np.ndarray) -> None:
+    m = P.shape[1]
+    n_cuts = cuts.size
+    tail = np.empty(eps.size, dtype=np.int64)  # bucket b >= tail[j]  <=>  L > eps[j]
+    safe = np.empty(eps.size, dtype=np.int64)  # bucket b >= safe[j]  <=>  L > eps[j] + gap
+    for j in range(eps.size):  # cuts <= x are the cuts < the next double above x
+        tail[j] = _cuts_below(cuts, np.nextafter(eps[j], math.inf))
+        safe[j] = _cuts_below(cuts, np.nextafter(eps[j] + _SAFE_GAP, math.inf))
+    bucket = np.empty(m, dtype=np.int64)
+    log_ratio = np.empty(m)
+    mass_p = np.empty(n_cuts + 2)
+    mass_q = np.empty(n_cuts + 2)
+    start = np.empty(n_cuts + 2, dtype=np.int64)  # the y's of bucket b are by_bucket[start[b]:start[b + 1]]
+    by_bucket = np.empty(m, dtype=np.int64)
+    for r in range(index.shape[0]):
+        i, k = index[r, 0], index[r, 1]
+        mass_p[:] = 0.0
+        mass_q[:] = 0.0
+        dinf = 0.0
+        for y in range(m):
+            p = P[i, y]
+            q = Q[k, y]
+            if p == 0.0:
+                bucket[y] = -1  # never in a tail
+                continue
+            if q == 0.0:
+                log_ratio[y] = math.inf
+                bucket[y] = n_cuts  # above every cut
+                dinf += p
+            else:
+                log_ratio[y] = math.log(p) - math.log(q)
+                bucket[y] = _cuts_below(cuts, log_ratio[y])
+            mass_p[bucket[y]] += p
+            mass_q[bucket[y]] += q
+        for b in range(n_cuts - 1, -1, -1):  # suffix sums: mass[b] = Σ over buckets >= b
+            mass_p[b] += mass_p[b + 1]
+            mass_q[b] += mass_q[b + 1]
+        grouped = False
+        for j in range(eps.size):
+            e = eps[j]
+            if math.isinf(e):
+                out[j, r] = dinf
+                continue
+            a = mass_p[tail[j]]
+            value = a - _gamma_times(e, mass_q[tail[j]])
+            if a > _KEEP_RATIO * value:  # cancellation: the safe part, then the near terms one by one
+                if not grouped:  # a counting sort of the y's by bucket, once per pair
+                    _group_by_bucket(bucket, n_cuts, start, by_bucket)
+                    grouped = True
+                lo, hi = tail[j], safe[j]
+                value = mass_p[hi] - _gamma_times(e, mass_q[hi])
+                for t in range(start[lo], start[hi]):
+                    y = by_bucket[t]
+                    value -= P[i, y] * math.expm1(e - log_ratio[y])
+            out[j, r] = max(value, 0.0) + 0.0  # + 0.0: never −0.0
 
 
 def kl_finite(p: Array, q: Array) -> float:
@@ -61,8 +219,8 @@ def renyi_finite(p: Array, q: Array, alpha: Array) -> Array:
     return renyi_finite_rows(p[None, :], q[None, :], alpha)[:, 0]
 
 
-#: Rows per block of `renyi_finite_rows`, so temporaries stay near 2^22 floats.
-_BLOCK = 2**22
+#: Rows per block of `renyi_finite_rows`, so temporaries stay near 2^20 floats (8 MB each).
+_BLOCK = 2**20
 
 
 def renyi_finite_rows(P: Array, Q: Array, alpha: Array) -> Array:
@@ -78,6 +236,72 @@ def renyi_finite_rows(P: Array, Q: Array, alpha: Array) -> Array:
     for start in range(0, P.shape[0], step):
         block = slice(start, start + step)
         out[:, block] = _renyi_block(P[block], Q[block], alpha)
+    return out
+
+
+def renyi_finite_pairs(matrix: Array, index: NDArray[np.int64], alpha: Array) -> Array:
+    """(n_alpha, n_pairs) array of R_alpha(matrix[i] || matrix[j]) for each row pair (i, j) of `index`.
+
+    THEORY: Notation (R_alpha, D_inf). For finite alpha all pairs at once by one matrix product: with
+    a_i = max_y alpha log p_iy and b_j = max_{y: p_jy > 0} (1 − alpha) log p_jy,
+    Σ_y p_iy^alpha p_jy^(1−alpha) = e^(a_i + b_j) (A B^T)_ij, A = e^(alpha log p − a), B = e^((1−alpha) log p − b)
+    (every factor <= 1: no overflow). Its log carries an absolute error of about (m + alpha max|log p|) ulps,
+    as the row-by-row logsumexp does; pairs whose log-sum is below 1e-3 (nearby laws, where that error
+    would be large relative to the value) or whose product nears underflow, alpha = inf, and index sets
+    too sparse for a product to pay are summed row by row (`renyi_finite_rows`, with its log1p/expm1 form
+    near alpha = 1). +inf where supp(p_i) ⊄ supp(p_j).
+    """
+    matrix = np.ascontiguousarray(matrix, dtype=np.float64)
+    index = np.asarray(index, dtype=np.int64).reshape(-1, 2)
+    alpha = np.atleast_1d(np.asarray(alpha, dtype=np.float64))
+    left_rows, i = np.unique(index[:, 0], return_inverse=True)
+    right_rows, j = np.unique(index[:, 1], return_inverse=True)
+    out = np.empty((alpha.size, index.shape[0]))
+    if index.shape[0] * _GRAM_MIN_FILL < left_rows.size * right_rows.size:  # few pairs: row by row
+        for n, a in enumerate(alpha):
+            out[n] = _renyi_rows_of(matrix, index, a)
+        return out
+    support_l, support_r = matrix[left_rows] > 0, matrix[right_rows] > 0
+    # counts of outcomes in supp(p_i) \ supp(p_j): integers, exact in floating point
+    singular = (support_l.astype(np.float64) @ (~support_r).astype(np.float64).T)[i, j] > 0
+    with np.errstate(divide="ignore"):
+        log_l, log_r = np.log(matrix[left_rows]), np.log(matrix[right_rows])
+    for n, a in enumerate(alpha):
+        if math.isinf(a):  # D_inf = max_{y in supp(p_i)} log p_iy − log p_jy, one left row at a time
+            worst = np.empty((left_rows.size, right_rows.size))
+            with np.errstate(invalid="ignore"):
+                for u in range(left_rows.size):
+                    worst[u] = np.where(support_l[u], log_l[u] - log_r, -np.inf).max(axis=1)
+            out[n] = worst[i, j]
+            continue
+        left = a * log_l  # −inf off the support
+        right = np.where(support_r, (1.0 - a) * log_r, -np.inf)
+        shift_l, shift_r = left.max(axis=1), right.max(axis=1)
+        s = (np.exp(left - shift_l[:, None]) @ np.exp(right - shift_r[:, None]).T)[i, j]
+        with np.errstate(divide="ignore"):
+            log_sum = np.log(s) + shift_l[i] + shift_r[j]
+        out[n] = log_sum / (a - 1.0)
+        by_rows = ~singular & ((s < _NORMAL_PRODUCT) | (log_sum < _GRAM_MIN_LOG_SUM))
+        out[n, by_rows] = _renyi_rows_of(matrix, index[by_rows], a)
+    out[:, singular] = math.inf
+    return out
+
+
+#: `renyi_finite_pairs` takes one matrix product when the pairs fill at least 1/_GRAM_MIN_FILL of it, ...
+_GRAM_MIN_FILL = 8
+#: ... keeps its value where the log-sum is at least this ...
+_GRAM_MIN_LOG_SUM = 1e-3
+#: ... and the product entry far from underflow.
+_NORMAL_PRODUCT = 1e-280
+
+
+def _renyi_rows_of(matrix: Array, index: NDArray[np.int64], alpha: float) -> Array:
+    """R_alpha(matrix[i] || matrix[j]) for the pairs of `index`, row by row in blocks of pairs."""
+    out = np.empty(index.shape[0])
+    step = max(1, _BLOCK // max(matrix.shape[1], 1))
+    for start in range(0, index.shape[0], step):
+        pairs = index[start: start + step]
+        out[start: start + step] = _renyi_block(matrix[pairs[:, 0]], matrix[pairs[:, 1]], np.array([alpha]))[0]
     return out
 
 
