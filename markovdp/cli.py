@@ -1,12 +1,15 @@
-"""The `markovdp` command: validate, list, report, certify."""
+"""The `markovdp` command: validate, list, report, certify, theorems."""
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import shlex
+import signal
 import sys
+import threading
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -19,8 +22,37 @@ FULL_SAMPLES = 200_000
 DEFAULT_OUT = Path("data") / "validation"
 
 
+#: Exit codes of a run stopped by Ctrl-C (SIGINT) and by SIGTERM: 128 + the signal number.
+EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+
+
 class UsageError(Exception):
     """A bad command line: printed without a traceback, exit code 2."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM, raised in the main thread like Ctrl-C so that the run shuts its workers down."""
+
+
+@contextlib.contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGINT and SIGTERM raise in the main thread; after the first, both are ignored while cleaning up
+    (closing the cluster or pool), so a second Ctrl-C cannot leave workers behind or print a traceback."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def stop(signum: int, frame: object) -> None:
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, signal.SIG_IGN)
+        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -38,8 +70,12 @@ def _parser() -> argparse.ArgumentParser:
                           "(default: a local dask.distributed cluster, one worker per core)")
     val.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT}/)")
     val.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoints")
+    val.add_argument("--fresh", action="store_true", help="delete the checkpoints of an earlier run and start over")
 
-    sub.add_parser("list", help="list the registered scenarios")
+    sub.add_parser("list", help="list the registered scenarios (built-in and of installed packages)")
+
+    thm = sub.add_parser("theorems", help="list the registered theorem rules, or describe one")
+    thm.add_argument("theorem_id", nargs="?", metavar="ID", help="a THEORY ID, e.g. BBGG-T1.2")
 
     rep = sub.add_parser("report", help="print the table of a result file")
     rep.add_argument("file", type=Path, metavar="FILE.nc")
@@ -64,6 +100,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _list(console)
         if args.command == "report":
             return _report(args, console)
+        if args.command == "theorems":
+            return _theorems(args)
         return _certify(args, console)
     except (UsageError, ValueError, TypeError, FileNotFoundError) as exc:
         console.print(f"[bold red]error:[/] {exc}", highlight=False)
@@ -71,56 +109,112 @@ def main(argv: Sequence[str] | None = None) -> int:
     except OSError as exc:  # SchedulerUnreachable (a ConnectionError), unwritable output, unreadable files
         console.print(f"[bold red]error:[/] {exc}", highlight=False)
         return 2
+    except KeyboardInterrupt:  # outside a sweep (validate reports its saved batches itself): one line
+        console.print("interrupted", highlight=False)
+        return EXIT_INTERRUPTED
 
 
 def _list(console) -> int:
     from rich.table import Table
 
-    from .validation import SCENARIOS
+    from .validation import all_scenarios
 
     table = Table("scenario", "THEORY", "grid (quick / full points)", "description")
-    for s in SCENARIOS.values():
+    for s in all_scenarios().values():
         sizes = [int(np.prod([len(v) for v in s.grid(q).values()])) for q in (True, False)]
         table.add_row(s.name, s.theory_id, f"{' × '.join(s.grid(False))}: {sizes[0]} / {sizes[1]}",
-                      s.description)
+                      str(getattr(s, "description", "")))
     console.print(table)
     return 0
 
 
+def _theorems(args) -> int:
+    from .guarantees import describe, theorems
+
+    text = theorems() if args.theorem_id is None else describe(args.theorem_id)
+    sys.stdout.write(text + "\n")
+    return 0
+
+
 def _validate(args, console, argv) -> int:
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from .sweeps import checkpoint_store, plan_sweep, saved_batches
+    from .validation import all_scenarios, get_scenario
 
-    from .report import write_report
-    from .sweeps import open_executor, run_sweep
-    from .validation import SCENARIOS, get_scenario
-
-    names = list(dict.fromkeys(args.scenarios)) or list(SCENARIOS)  # each scenario once, in the order given
+    names = list(dict.fromkeys(args.scenarios)) or list(all_scenarios())  # each once, in the order given
     scenarios = [get_scenario(n) for n in names]
     if args.out.exists() and not args.out.is_dir():
         raise UsageError(f"`--out` must be a folder; got the file {str(args.out)!r}.")
+    if args.resume and args.fresh:
+        raise UsageError("`--resume` and `--fresh` exclude each other: continue the earlier run or start over.")
     samples = args.samples if args.samples is not None else (QUICK_SAMPLES if args.quick else FULL_SAMPLES)
     if samples < 1:
         raise UsageError(f"`--samples` must be an integer >= 1; got {samples}.")
     if args.seed < 0:
         raise UsageError(f"`--seed` must be a non-negative integer; got {args.seed}.")
+    plans = [plan_sweep(s, samples=samples, seed=args.seed, quick=args.quick) for s in scenarios]
+    stores = [checkpoint_store(args.out, p, args.quick) for p in plans]
+    earlier = [p.name for p, store in zip(plans, stores, strict=True) if store.exists()]
+    if earlier and not (args.resume or args.fresh):
+        raise UsageError(f"{args.out / '.checkpoints'} holds checkpoints of an earlier run ({', '.join(earlier)}); "
+                         f"rerun with --resume to continue it, or with --fresh to delete them and start over.")
+    if args.fresh:
+        for store in stores:
+            store.clear()
+    try:
+        with _signals_interrupt():
+            code = _run_scenarios(args, console, argv, scenarios, plans, samples)
+            for store in stores:  # only now: a resumed run reuses the scenarios that had finished
+                store.clear()
+            return code
+    except KeyboardInterrupt as exc:
+        saved = sum(saved_batches(args.out, p.name) for p in plans)
+        total = sum(p.n_batches_total for p in plans)
+        word, code = ("terminated", EXIT_TERMINATED) if isinstance(exc, Terminated) else \
+            ("interrupted", EXIT_INTERRUPTED)
+        console.print(f"{word}; {saved} of {total} batches saved; rerun with --resume", highlight=False,
+                      soft_wrap=True)
+        return code
+
+
+def _run_scenarios(args, console, argv, scenarios, plans, samples) -> int:
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from .report import write_report
+    from .sweeps import open_executor, run_sweep
+
     command = "markovdp " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    m_total = sum(int(np.prod([len(v) for v in s.grid(args.quick).values()])) for s in scenarios)
+    m_total = sum(len(p.points) for p in plans)
     datasets = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
-    with open_executor(args.scheduler) as executor, Progress(*columns, console=console) as progress:
-        for scenario in scenarios:
-            task = progress.add_task(scenario.name, total=None)
-
-            def advance(done: int, total: int, task=task) -> None:
-                progress.update(task, completed=done, total=total)
-
+    # transient: the bars vanish when the run ends or is interrupted, leaving the summary (or one line).
+    with open_executor(args.scheduler) as executor, Progress(*columns, console=console,
+                                                               transient=True) as progress:
+        for scenario, plan in zip(scenarios, plans, strict=True):
+            advance = _advance(progress, plan, resume=args.resume)
             datasets.append(run_sweep(scenario, samples=samples, seed=args.seed, quick=args.quick,
-                                      executor=executor, out=args.out, resume=args.resume,
-                                      n_points_total=m_total, progress=advance, command=command))
+                                      executor=executor, out=args.out, resume=args.resume, fresh=args.fresh,
+                                      keep_checkpoints=True, n_points_total=m_total, progress=advance,
+                                      command=command))
     report = write_report(datasets, args.out, command)
     violations = _print_summary(datasets, console)
     console.print(f"Wrote {len(datasets)} datasets, plots and {report}.")
     return 1 if violations else 0
+
+
+def _advance(progress, plan, *, resume: bool):
+    """The progress callback of one scenario; on `resume`, its first call says how many batches were reused."""
+    task = progress.add_task(plan.name, total=None)
+    first = True
+
+    def advance(done: int, total: int) -> None:
+        nonlocal first
+        if first and resume:  # run_sweep's first call reports the batches found in the checkpoints
+            progress.console.print(f"{plan.name}: resumed, {done} of {plan.n_batches_total} batches reused from "
+                                   f"checkpoints", highlight=False)
+        first = False
+        progress.update(task, completed=done, total=total)
+
+    return advance
 
 
 def _print_summary(datasets, console) -> int:

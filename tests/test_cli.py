@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -119,3 +120,66 @@ def test_bad_command_lines_exit_2_with_a_message_and_no_traceback(tmp_path, args
     assert result.returncode == 2, result.stdout + result.stderr
     assert message in result.stdout + result.stderr
     assert "Traceback" not in result.stdout + result.stderr
+
+
+def test_theorems_lists_every_rule_and_describes_one(capsys):
+    import markovdp as md
+
+    assert main(["theorems"]) == 0
+    out = capsys.readouterr().out
+    assert out == md.theorems() + "\n" and "BBGG-T1.2" in out and "POST" in out
+    assert main(["theorems", "BBGG-T1.3"]) == 0
+    assert capsys.readouterr().out == md.describe("BBGG-T1.3") + "\n"
+
+
+def test_theorems_of_an_unknown_id_exits_2_with_the_message():
+    result = run_cli("theorems", "BBGG-T9")
+    assert result.returncode == 2 and "`theorem_id` must be a registered ID" in result.stdout
+    assert "'BBGG-T9'" in result.stdout and "Traceback" not in result.stdout + result.stderr
+
+
+def test_netcdf_outputs_label_every_coordinate_and_variable(tmp_path, capsys):
+    import datetime
+    import json
+
+    import markovdp as md
+    from markovdp.sweeps import git_commit
+
+    out = tmp_path / "out"
+    assert main(["validate", "AAC-phi", "BBGG-T1", "--quick", "--samples", "2000", "--scheduler", "synchronous",
+                 "--out", str(out)]) == 0
+    with xr.open_dataset(out / "AAC-phi.nc", engine="h5netcdf") as kl_ds, \
+            xr.open_dataset(out / "BBGG-T1.nc", engine="h5netcdf") as hs_ds:
+        for ds in (kl_ds, hs_ds):
+            for name in ds.coords:
+                assert ds[name].attrs["long_name"] and ds[name].attrs["units"], name
+            for name in ds.data_vars:
+                assert ds[name].attrs["long_name"], name
+            created = datetime.datetime.strptime(ds.attrs["created"], "%Y-%m-%dT%H:%M:%SZ")
+            assert abs(datetime.datetime.now(datetime.UTC).replace(tzinfo=None) - created).total_seconds() < 600
+            assert ds.attrs["markovdp_version"] == md.__version__ and ds.attrs["git_commit"] == git_commit()
+        assert hs_ds["eps"].attrs["units"] == "nats" and hs_ds["strength"].attrs["units"] == "1"
+        assert kl_ds["exact"].attrs["long_name"] == "exact KL divergence" and kl_ds["exact"].attrs["units"] == "nats"
+        assert "hockey-stick delta" in hs_ds["bound"].attrs["long_name"]
+        assert "hockey-stick delta" in hs_ds["estimate"].attrs["long_name"]
+        statements = json.loads(hs_ds["theorem"].attrs["statements"])
+        assert list(statements) == list(hs_ds["theorem"].values)
+        for tid in ("POST", "BBGG-T1.2"):  # each statement is the first line of the rule's description
+            assert statements[tid] in md.describe(tid).splitlines()[1]
+        assert "tightness" in hs_ds.data_vars
+    if len(git_commit()) >= 40:  # run from a git checkout: the commit is the checkout's HEAD
+        head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
+                              cwd=Path(md.__file__).parent).stdout.strip()
+        assert git_commit().removesuffix("+dirty") == head
+
+
+def test_validate_never_deletes_checkpoints_without_resume_or_fresh(tmp_path):
+    out = tmp_path / "out"
+    stale = out / ".checkpoints" / "AAC-phi"
+    stale.mkdir(parents=True)
+    (stale / "chunk-0-0.npz").write_bytes(b"from an earlier run")
+    result = run_cli("validate", "AAC-phi", "--quick", "--scheduler", "synchronous", "--out", str(out))
+    assert result.returncode == 2 and "--resume" in result.stdout and "--fresh" in result.stdout
+    assert "Traceback" not in result.stdout + result.stderr and (stale / "chunk-0-0.npz").exists()
+    both = run_cli("validate", "AAC-phi", "--resume", "--fresh", "--scheduler", "synchronous", "--out", str(out))
+    assert both.returncode == 2 and "exclude each other" in both.stdout

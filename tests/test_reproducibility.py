@@ -6,6 +6,9 @@ distributed workers can unpickle it.
 
 from __future__ import annotations
 
+import datetime
+import hashlib
+import json
 import logging
 import math
 import os
@@ -20,10 +23,13 @@ from markovdp.sweeps import (
     NOT_APPLICABLE,
     OK,
     VIOLATION,
+    CheckpointsExist,
     SchedulerUnreachable,
     open_executor,
     run_sweep,
+    saved_batches,
     verdict,
+    worker_count,
 )
 from markovdp.sweeps._toy import ToyScenario
 
@@ -78,7 +84,7 @@ def test_bit_identical_for_any_scheduler_and_chunk_size(scheduler, reference, re
 
 def test_default_local_cluster_gives_the_same_result(reference):
     with open_executor(None) as executor:
-        assert executor.n_workers == (os.cpu_count() or 1)
+        assert worker_count(executor) == (os.cpu_count() or 1)
         ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor=executor)
     xr.testing.assert_identical(ds, reference)
 
@@ -125,7 +131,8 @@ def test_schema(reference):
     assert np.isfinite(ds.estimate).all()
     assert (ds.ci_low_verdict < ds.ci_low).all() and (ds.ci_low <= ds.estimate).all()
     assert ds.attrs == {
-        "markovdp_version": ds.attrs["markovdp_version"], "scenario": "TOY", "theory_id": "TOY-TV",
+        "markovdp_version": ds.attrs["markovdp_version"], "git_commit": ds.attrs["git_commit"],
+        "scenario": "TOY", "theory_id": "TOY-TV",
         "description": ds.attrs["description"], "target": "upper", "seed_entropy": str(SEED),
         "batch_size": 500, "samples": SAMPLES,
         "confidence": 0.95, "verdict_confidence": 1 - 1e-6 / 18, "command": "", "quick": 0,
@@ -165,6 +172,8 @@ def test_resume_after_kill_equals_uninterrupted_run(tmp_path, reference, cluster
     xr.testing.assert_identical(ds, reference)
     assert not (tmp_path / CHECKPOINT_DIR).exists()
     back = xr.open_dataset(tmp_path / "TOY.nc", engine="h5netcdf").load()
+    created = back.attrs.pop("created")  # the file's creation time: the one attribute a rerun changes
+    assert datetime.datetime.strptime(created, "%Y-%m-%dT%H:%M:%SZ")
     xr.testing.assert_identical(back, reference)
     for name in back.variables:
         assert back[name].attrs.keys() == reference[name].attrs.keys()
@@ -178,23 +187,80 @@ def test_kill_on_a_cluster_then_resume(tmp_path, reference, cluster_address):
     xr.testing.assert_identical(ds, reference)
 
 
-@pytest.mark.parametrize("damage", ["truncate", "inflate"])
-def test_resume_refuses_a_damaged_checkpoint(tmp_path, damage):
+def _interrupted_run(tmp_path) -> Path:
+    """A run killed part-way, leaving checkpoints; the directory that holds them."""
     with pytest.raises(Killed):
         run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, chunk_size=5,
                   progress=kill_after(15))
-    chunk = sorted((tmp_path / CHECKPOINT_DIR / "TOY").glob("chunk-*.npz"))[0]
+    return tmp_path / CHECKPOINT_DIR / "TOY"
+
+
+def test_manifest_records_a_sha256_per_chunk(tmp_path):
+    store = _interrupted_run(tmp_path)
+    files = json.loads((store / "manifest.json").read_text())["files"]
+    chunks = sorted(p.name for p in store.glob("chunk-*.npz"))
+    assert sorted(files) == chunks and len(chunks) >= 3
+    for name in chunks:  # an independent digest of the bytes on disk
+        assert files[name]["sha256"] == hashlib.sha256((store / name).read_bytes()).hexdigest()
+    assert sum(entry["tasks"] for entry in files.values()) == saved_batches(tmp_path, "TOY") >= 15
+
+
+@pytest.mark.parametrize("damage", ["truncate", "inflate", "foreign"])
+def test_resume_refuses_a_tampered_or_foreign_checkpoint_naming_the_file(tmp_path, damage):
+    store = _interrupted_run(tmp_path)
+    chunk = sorted(store.glob("chunk-*.npz"))[0]
     if damage == "truncate":
         chunk.write_bytes(chunk.read_bytes()[:100])
-        match = "unreadable"
-    else:  # well-formed counts that cannot come from the batch size
+        match = "does not match its sha256"
+    elif damage == "inflate":  # well-formed counts that cannot come from the batch size
         with np.load(chunk) as data:
             arrays = dict(data)
         arrays["counts"] = arrays["counts"] * 1000
         np.savez(chunk, **arrays)
-        match = "do not add up"
-    with pytest.raises(ValueError, match=match):
+        match = "does not match its sha256"
+    else:  # a chunk of another run (another seed) dropped in beside this run's
+        other = tmp_path / "other"
+        _interrupted_run(other)
+        source = sorted((other / CHECKPOINT_DIR / "TOY").glob("chunk-*.npz"))[-1]
+        chunk = store / "chunk-from-elsewhere.npz"
+        chunk.write_bytes(source.read_bytes())
+        match = "is not listed in"
+    with pytest.raises(ValueError, match=match) as info:
         run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True)
+    assert str(chunk) in str(info.value) and "--fresh" in str(info.value)
+    assert chunk.exists()  # refused, not deleted
+
+
+def test_resume_refuses_counts_that_do_not_add_up_even_with_a_matching_checksum(tmp_path):
+    store = _interrupted_run(tmp_path)
+    chunk = sorted(store.glob("chunk-*.npz"))[0]
+    with np.load(chunk) as data:
+        arrays = dict(data)
+    arrays["counts"] = arrays["counts"] * 1000
+    np.savez(chunk, **arrays)
+    manifest = json.loads((store / "manifest.json").read_text())
+    manifest["files"][chunk.name]["sha256"] = hashlib.sha256(chunk.read_bytes()).hexdigest()
+    (store / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match="do not add up"):
+        run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True)
+
+
+def test_a_run_without_resume_or_fresh_never_deletes_checkpoints(tmp_path):
+    store = _interrupted_run(tmp_path)
+    before = sorted(p.name for p in store.iterdir())
+    with pytest.raises(CheckpointsExist, match="--resume.*--fresh"):
+        run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path)
+    assert sorted(p.name for p in store.iterdir()) == before
+
+
+def test_keep_checkpoints_lets_a_finished_scenario_be_reused(tmp_path, reference):
+    run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, keep_checkpoints=True)
+    assert saved_batches(tmp_path, "TOY") == 18 * 5
+    seen = []
+    ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True,
+                   progress=lambda done, total: seen.append(done))
+    assert seen[0] == 18 * 5 and seen[-1] == 18 * 5 + 18  # every batch reused; only the 18 evaluations ran
+    xr.testing.assert_identical(ds, reference)
 
 
 @pytest.mark.parametrize(("changed", "match"), [({"seed": SEED + 1}, "seed"),
@@ -208,16 +274,16 @@ def test_resume_refuses_a_checkpoint_made_otherwise(tmp_path, changed, match):
     with pytest.raises(ValueError, match=match):
         run_sweep(SCENARIO, **{**settings, **changed}, executor="synchronous", out=tmp_path, resume=True)
     assert (tmp_path / CHECKPOINT_DIR / "TOY" / "manifest.json").exists()  # refused, not deleted
-    # Without resume, the stale checkpoint is discarded and the run starts afresh.
-    run_sweep(SCENARIO, **{**settings, **changed}, executor="synchronous", out=tmp_path)
+    # With fresh, the stale checkpoint is discarded and the run starts afresh.
+    run_sweep(SCENARIO, **{**settings, **changed}, executor="synchronous", out=tmp_path, fresh=True)
     assert not (tmp_path / CHECKPOINT_DIR).exists() and (tmp_path / "TOY.nc").exists()
 
 
-def test_stale_checkpoint_is_removed_without_resume(tmp_path, reference):
+def test_stale_checkpoint_is_removed_with_fresh(tmp_path, reference):
     stale = tmp_path / CHECKPOINT_DIR / "TOY"
     stale.mkdir(parents=True)
     (stale / "chunk-junk.npz").write_bytes(b"not a checkpoint")
-    ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path)
+    ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, fresh=True)
     xr.testing.assert_identical(ds, reference)
     assert not (tmp_path / CHECKPOINT_DIR).exists()
     assert sorted(p.name for p in Path(tmp_path).iterdir()) == ["TOY.nc"]

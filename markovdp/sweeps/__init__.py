@@ -1,24 +1,22 @@
-"""Sweeps: a scenario over grid × logical Monte Carlo batches on dask, into an xarray Dataset (DESIGN §7–8).
+"""Sweeps: a scenario over grid × logical Monte Carlo batches, into an xarray Dataset (DESIGN §7–8).
 
-- `engine`: `run_sweep` and the `SweepScenario` protocol it runs.
-- `executors`: `open_executor` (local cluster, dask's local schedulers, an existing cluster).
-- `checkpoint`: finished batches on disk, so an interrupted sweep resumes.
+- `engine`: `run_sweep` = `plan` → `execute` → `reduce`, and the `SweepScenario` protocol it runs.
+- `executors`: `open_executor` (a local dask cluster, a local pool, an existing cluster), all standard
+  `concurrent.futures.Executor` instances.
+- `checkpoint`: finished batches on disk with a sha256 per file, so an interrupted sweep resumes.
 - `dataset`: the result schema; `verdict`: the soundness verdict of one grid point.
+- `atomic`: `atomic_write`, the one way a file is written; `provenance`: version, commit, creation time.
 """
 
 from __future__ import annotations
 
-from .checkpoint import CHECKPOINT_DIR, CheckpointStore, markovdp_version
+from .atomic import atomic_write
+from .checkpoint import CHECKPOINT_DIR, CheckpointsExist, CheckpointStore, saved_batches
 from .dataset import build_dataset, write_dataset
-from .engine import EstimateLike, SweepScenario, run_sweep, verdict_confidence
-from .executors import (
-    LOCAL_SCHEDULERS,
-    DistributedExecutor,
-    Executor,
-    LocalSchedulerExecutor,
-    SchedulerUnreachable,
-    open_executor,
-)
+from .engine import EstimateLike, SweepScenario, checkpoint_store, run_sweep, verdict_confidence
+from .executors import LOCAL_SCHEDULERS, SchedulerUnreachable, SynchronousExecutor, open_executor, worker_count
+from .plan import SweepPlan, plan_sweep
+from .provenance import git_commit, markovdp_version
 from .verdict import FLAG_MEANINGS, FLAG_VALUES, NOT_APPLICABLE, OK, VIOLATION, verdict
 
 __all__ = [
@@ -30,17 +28,23 @@ __all__ = [
     "OK",
     "VIOLATION",
     "CheckpointStore",
-    "DistributedExecutor",
+    "CheckpointsExist",
     "EstimateLike",
-    "Executor",
-    "LocalSchedulerExecutor",
     "SchedulerUnreachable",
+    "SweepPlan",
     "SweepScenario",
+    "SynchronousExecutor",
+    "atomic_write",
     "build_dataset",
+    "checkpoint_store",
+    "git_commit",
     "markovdp_version",
     "open_executor",
+    "plan_sweep",
     "run_sweep",
+    "saved_batches",
     "verdict",
     "verdict_confidence",
+    "worker_count",
     "write_dataset",
 ]

@@ -1,16 +1,22 @@
-"""Where sweep chunks run: a local dask cluster, dask's local schedulers, or an existing cluster.
+"""Where sweep tasks run: a standard `concurrent.futures.Executor` (DESIGN §7).
 
-`open_executor(scheduler)` is a context manager yielding an `Executor`: ``imap(fn, items)`` runs
-``fn(item)`` for every item and yields ``(index, result)`` pairs *as they complete*, so progress and
-checkpoints advance while the sweep runs. The executor only decides *where* a task runs; what it
-computes depends on the task alone (DESIGN §7), so every executor gives bit-identical sweeps.
+`open_executor(scheduler)` yields one and shuts it down on exit:
 
-``fn`` must be a picklable top-level function (or a ``functools.partial`` of one): the process
-scheduler and distributed workers unpickle it in another interpreter.
+- None: a local ``dask.distributed`` cluster (one single-threaded worker process per core), through
+  ``Client.get_executor()``; an address: an existing cluster, the same way.
+- "threads" / "processes": ``concurrent.futures.ThreadPoolExecutor`` / ``ProcessPoolExecutor`` (spawned
+  workers that ignore Ctrl-C). Plain pools rather than dask's local schedulers behind an Executor: those
+  schedulers are built on the same pools and add a task graph that independent tasks do not need, and a
+  pool streams each result to ``as_completed`` the moment it is done.
+- "synchronous": `SynchronousExecutor`, every task run in the calling thread at ``submit`` (debugging).
+
+The executor only decides *where* a task runs; what it computes depends on the task alone, so every
+executor gives bit-identical sweeps. Tasks must be picklable top-level functions (or partials of them).
 """
 
 from __future__ import annotations
 
+import concurrent.futures as cf
 import contextlib
 import logging
 import multiprocessing
@@ -18,24 +24,18 @@ import os
 import re
 import signal
 import threading
-from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import Executor as _PoolExecutor
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from collections.abc import Callable, Iterator
+from typing import Any
 
 __all__ = [
     "LOCAL_SCHEDULERS",
-    "DistributedExecutor",
-    "Executor",
-    "LocalSchedulerExecutor",
     "SchedulerUnreachable",
+    "SynchronousExecutor",
     "open_executor",
+    "worker_count",
 ]
 
-T = TypeVar("T")
-R = TypeVar("R")
-
-#: Names of dask's single-machine schedulers accepted by `open_executor`.
+#: The local schedulers accepted by `open_executor` besides None (a local cluster) and an address.
 LOCAL_SCHEDULERS = ("synchronous", "threads", "processes")
 
 #: Seconds to wait for an existing scheduler to answer before giving up.
@@ -49,87 +49,43 @@ class SchedulerUnreachable(ConnectionError):
     """No dask scheduler answers at the given address (the CLI exits with code 2, no traceback)."""
 
 
-@runtime_checkable
-class Executor(Protocol):
-    """Runs picklable functions over items and streams the results back as they complete."""
+class SynchronousExecutor(cf.Executor):
+    """A `concurrent.futures.Executor` that runs each task in the calling thread when it is submitted.
 
-    #: How many tasks can run at once (used to pick a default chunk size; never affects results).
-    n_workers: int
-
-    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
-        """Yield ``(i, fn(items[i]))`` for every ``i``, in completion order.
-
-        Closing the iterator early (an exception in the consumer) cancels what has not run yet.
-        A task's exception is re-raised here.
-        """
-        ...
-
-
-class LocalSchedulerExecutor:
-    """dask's local schedulers ("synchronous", "threads", "processes"), run in waves of a few items.
-
-    Each wave is one ``dask.compute`` call, so results stream back wave by wave; the thread or
-    process pool is created once and reused by every wave.
+    The future it returns is already done (with the result or the task's exception), so
+    ``as_completed`` yields it at once: a sweep on it runs one chunk at a time, in order.
     """
 
-    def __init__(self, scheduler: str, n_workers: int | None = None) -> None:
-        if scheduler not in LOCAL_SCHEDULERS:
-            raise ValueError(f"`scheduler` must be one of {LOCAL_SCHEDULERS}; got {scheduler!r}.")
-        self.scheduler = scheduler
-        self.n_workers = 1 if scheduler == "synchronous" else max(1, n_workers or os.cpu_count() or 1)
-        self._pool: _PoolExecutor | None = None
-        if scheduler == "threads":
-            self._pool = ThreadPoolExecutor(self.n_workers, thread_name_prefix="markovdp-sweep")
-        elif scheduler == "processes":
-            import dask
+    def __init__(self) -> None:
+        self._shutdown = False
 
-            context = multiprocessing.get_context(dask.config.get("multiprocessing.context", "spawn"))
-            self._pool = ProcessPoolExecutor(self.n_workers, mp_context=context, initializer=_ignore_sigint)
-        # Two items per worker per wave keeps workers busy while results still stream.
-        self._wave = 1 if scheduler == "synchronous" else 2 * self.n_workers
-
-    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
-        import dask
-
-        kwargs: dict[str, Any] = {"scheduler": self.scheduler}
-        if self._pool is not None:
-            kwargs["pool"] = self._pool
-        for start in range(0, len(items), self._wave):
-            wave = items[start:start + self._wave]
-            results = dask.compute(*[dask.delayed(fn, pure=False)(item) for item in wave], **kwargs)
-            for offset, result in enumerate(results):
-                yield start + offset, result
-
-    def close(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
-
-    def __repr__(self) -> str:
-        return f"LocalSchedulerExecutor({self.scheduler!r}, n_workers={self.n_workers})"
-
-
-class DistributedExecutor:
-    """A ``dask.distributed`` Client: every item is one future; results stream via ``as_completed``."""
-
-    def __init__(self, client: Any) -> None:
-        self.client = client
-        self.n_workers = max(1, sum(client.nthreads().values()))
-
-    def imap(self, fn: Callable[[T], R], items: Sequence[T]) -> Iterator[tuple[int, R]]:
-        from distributed import as_completed
-
-        futures = [self.client.submit(fn, item, pure=False) for item in items]
-        index = {future.key: i for i, future in enumerate(futures)}
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        if self._shutdown:
+            raise RuntimeError("cannot schedule new futures after shutdown")
+        future: cf.Future[Any] = cf.Future()
+        future.set_running_or_notify_cancel()
         try:
-            for future, result in as_completed(futures, with_results=True):
-                yield index[future.key], result
-        finally:
-            # Stop what has not run (an interrupted sweep keeps its checkpoints, not its workers busy).
-            self.client.cancel(futures)
+            future.set_result(fn(*args, **kwargs))
+        except Exception as exc:  # the task's failure belongs to its future, as in a pool
+            future.set_exception(exc)
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        self._shutdown = True
 
     def __repr__(self) -> str:
-        return f"DistributedExecutor({self.client.scheduler.address!r}, n_workers={self.n_workers})"
+        return "SynchronousExecutor()"
+
+
+def worker_count(executor: cf.Executor) -> int:
+    """How many tasks `executor` runs at once (picks default chunk sizes; never affects results)."""
+    if isinstance(executor, SynchronousExecutor):
+        return 1
+    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
+    if client is not None:
+        return max(1, sum(client.nthreads().values()))
+    workers = getattr(executor, "_max_workers", None)  # ThreadPoolExecutor, ProcessPoolExecutor
+    return max(1, int(workers)) if workers else max(1, os.cpu_count() or 1)
 
 
 def _ignore_sigint() -> None:
@@ -164,7 +120,17 @@ def _connect(address: str, timeout: float) -> Any:
 
 
 @contextlib.contextmanager
-def _local_cluster() -> Iterator[DistributedExecutor]:
+def _client_executor(client: Any) -> Iterator[cf.Executor]:
+    # pure=False: two tasks with equal arguments are still two tasks (never merged by key).
+    executor = client.get_executor(pure=False)
+    try:
+        yield executor
+    finally:
+        executor.shutdown(wait=False)  # cancels what is still pending
+
+
+@contextlib.contextmanager
+def _local_cluster() -> Iterator[cf.Executor]:
     from distributed import Client, LocalCluster
 
     # The worker processes start (and are waited for) while SIGINT is ignored, so they inherit that:
@@ -181,20 +147,31 @@ def _local_cluster() -> Iterator[DistributedExecutor]:
             scheduler_kwargs={"dashboard": False, "dashboard_address": "127.0.0.1:0"},
             silence_logs=logging.ERROR,
         )
-    with cluster, Client(cluster) as client:
-        yield DistributedExecutor(client)
+    with cluster, Client(cluster) as client, _client_executor(client) as executor:
+        yield executor
+
+
+def _pool(scheduler: str) -> cf.Executor:
+    if scheduler == "synchronous":
+        return SynchronousExecutor()
+    workers = max(1, os.cpu_count() or 1)
+    if scheduler == "threads":
+        return cf.ThreadPoolExecutor(workers, thread_name_prefix="markovdp-sweep")
+    # spawn: workers never inherit the driver's threads or numba state mid-flight.
+    return cf.ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+                                  initializer=_ignore_sigint)
 
 
 @contextlib.contextmanager
-def open_executor(scheduler: str | None = None, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[Executor]:
-    """An `Executor` for `scheduler`, closed (cluster shut down, pools joined) on exit.
+def open_executor(scheduler: str | None = None, *, timeout: float = CONNECT_TIMEOUT) -> Iterator[cf.Executor]:
+    """A `concurrent.futures.Executor` for `scheduler`, shut down (cluster closed, pool joined) on exit.
 
     Parameters
     ----------
     scheduler : None (default) for a local ``dask.distributed`` cluster on 127.0.0.1 (one
-        single-threaded worker process per core, no dashboard); "synchronous", "threads" or
-        "processes" for dask's local schedulers ("synchronous" runs in this thread: for debugging);
-        anything else is the address of an existing scheduler, "tcp://host:port" or "host:port".
+        single-threaded worker process per core, no dashboard); "synchronous" (in this thread: for
+        debugging), "threads" or "processes" for a local pool; anything else is the address of an
+        existing scheduler, "tcp://host:port" or "host:port".
     timeout : seconds to wait for an existing scheduler.
 
     Raises
@@ -211,11 +188,12 @@ def open_executor(scheduler: str | None = None, *, timeout: float = CONNECT_TIME
     if not isinstance(scheduler, str):
         raise TypeError(f"`scheduler` must be None or a string; got {scheduler!r}.")
     if scheduler in LOCAL_SCHEDULERS:
-        local = LocalSchedulerExecutor(scheduler)
+        pool = _pool(scheduler)
         try:
-            yield local
+            yield pool
         finally:
-            local.close()
+            # Queued tasks are dropped; running ones finish (a pool cannot stop a task mid-way).
+            pool.shutdown(wait=True, cancel_futures=True)
         return
     if not _ADDRESS.match(scheduler):
         raise ValueError(
@@ -224,6 +202,7 @@ def open_executor(scheduler: str | None = None, *, timeout: float = CONNECT_TIME
         )
     client = _connect(scheduler, timeout)
     try:
-        yield DistributedExecutor(client)
+        with _client_executor(client) as executor:
+            yield executor
     finally:
         client.close()

@@ -5,6 +5,7 @@ Factories are module-level functions so scenarios pickle to dask workers.
 
 from __future__ import annotations
 
+import math
 from functools import partial
 
 import numpy as np
@@ -14,13 +15,15 @@ from ..distributions import Categorical, Laplace, Normal
 from ..divergences.exact import hockey_stick, kl
 from ..guarantees.aac import ldp_contraction_bound
 from ..guarantees.coefficients import dobrushin, ldp_epsilon
+from ..guarantees.exact import privacy_profile
 from ..mechanisms.additive import GaussianMechanism, LaplaceMechanism
 from ..mechanisms.base import PostProcessed
+from ..mechanisms.canonical import worst_case_mechanism
 from ..mechanisms.declared import DeclaredDP
 from ..mechanisms.finite import FiniteMechanism, RandomizedResponse
 from ..operators.algebra import tensor, tensor_power
 from ..operators.finite import FiniteKernel
-from .scenario import Scenario
+from .scenario import Scenario, ScenarioVariable
 
 #: Outputs of every finite mechanism in the BBGG-T1 scenario (and inputs of its kernels).
 K_STATES = 4
@@ -74,11 +77,39 @@ def bbgg_pipeline(mechanism: str, kernel: str, strength: float, eps: float) -> P
 
 
 def bbgg_witness(mechanism: str, kernel: str, strength: float, eps: float) -> PostProcessed:
-    """The concrete pipeline: a DeclaredDP is replaced by its four-point witness (STD-DominatingPair)."""
-    mech = mechanism_family(mechanism)
-    if isinstance(mech, DeclaredDP):
-        mech = mech.witness()
-    return mech >> kernel_family(kernel, strength)
+    """The concrete pipeline sampled: a DeclaredDP is replaced by the worst member of its class at `eps`
+    (STD-BlackBoxExact: ``worst_case_mechanism(DeclaredDP >> K, eps) >> K`` attains the class's exact delta)."""
+    pipeline = bbgg_pipeline(mechanism, kernel, strength, eps)
+    if isinstance(pipeline.mechanism, DeclaredDP):
+        return worst_case_mechanism(pipeline, eps) >> pipeline.kernel
+    return pipeline
+
+
+def bbgg_exact(point: dict) -> float:
+    """The exact delta of the certified subject itself: for ``DeclaredDP(e0, d0) >> K`` the worst case over
+    every (e0, d0)-DP mechanism (STD-BlackBoxExact), for a finite mechanism its exact profile."""
+    return float(privacy_profile(bbgg_pipeline(**point), point["eps"]))
+
+
+def tightness(point: dict, values: dict) -> float:
+    """exact / bound (1 = the bound is attained); NaN where the bound is 0 or unknown."""
+    bound = values["bound"]
+    return math.nan if bound == 0 or math.isnan(bound) else values["exact"] / bound
+
+
+#: Coordinates of the catalogue's grids: (long_name, units).
+COORDINATES = {
+    "eps": ("privacy level eps", "nats"),
+    "mechanism": ("mechanism family (rr, two_point, declared)", "1"),
+    "kernel": ("post-processing kernel family (rr, bsc, lazy, random)", "1"),
+    "strength": ("mixing strength of the kernel family", "1"),
+    "channel": ("LDP channel family (rr, random)", "1"),
+    "param": ("channel parameter (rr: its eps in nats; random: Dirichlet concentration)", "1"),
+    "n": ("number of channel copies in the tensor product", "1"),
+    "pair": ("index of the random input pair", "1"),
+    "sigma": ("Gaussian noise standard deviation sigma (sensitivity 1)", "1"),
+    "scale": ("Laplace noise scale b (sensitivity 1)", "1"),
+}
 
 
 BBGG_T1 = Scenario(
@@ -91,6 +122,10 @@ BBGG_T1 = Scenario(
                 "strength": (0.3, 0.8), "eps": (0.25, 1.0)},
     pipeline=bbgg_pipeline,
     witness=bbgg_witness,
+    exact=bbgg_exact,
+    coordinates=COORDINATES,
+    variables={"tightness": ScenarioVariable("tightness ratio exact / certified bound of the hockey-stick delta",
+                                             "1", tightness)},
 )
 
 
@@ -143,6 +178,8 @@ AAC_T1 = Scenario(
     bound=aac_t1_bound,
     exact=aac_t1_exact,
     target="equality",
+    quantity="E_gamma contraction coefficient eta_{e^eps} (a hockey-stick delta)",
+    coordinates=COORDINATES,
 )
 
 
@@ -175,6 +212,9 @@ AAC_PHI = Scenario(
     bound=aac_phi_bound,
     exact=aac_phi_exact,
     estimator="none",
+    quantity="KL divergence",
+    units="nats",
+    coordinates=COORDINATES,
 )
 
 #: Neighbouring query values of the continuous closed-form scenarios (sensitivity 1).
@@ -240,6 +280,7 @@ STD_GAUSS_HS = Scenario(
     target="equality",
     estimator="continuous",
     bins=gauss_bins,
+    coordinates=COORDINATES,
 )
 
 STD_LAP_HS = Scenario(
@@ -255,16 +296,10 @@ STD_LAP_HS = Scenario(
     target="equality",
     estimator="continuous",
     bins=laplace_bins,
+    coordinates=COORDINATES,
 )
 
+#: The built-in scenarios; `markovdp.validation.all_scenarios` adds those of installed packages.
 SCENARIOS: dict[str, Scenario] = {s.name: s for s in (BBGG_T1, AAC_T1, AAC_PHI, STD_GAUSS_HS, STD_LAP_HS)}
 
-
-def get_scenario(name: str) -> Scenario:
-    """The registered scenario called `name` (ValueError listing the known names otherwise)."""
-    if name not in SCENARIOS:
-        raise ValueError(f"`scenario` must be one of {', '.join(SCENARIOS)}; got {name!r}.")
-    return SCENARIOS[name]
-
-
-__all__ = ["SCENARIOS", "get_scenario", "kernel_family", "mechanism_family"]
+__all__ = ["SCENARIOS", "kernel_family", "mechanism_family"]

@@ -7,7 +7,9 @@ pipeline itself — e.g. the four-point witness of a `DeclaredDP`), the neighbou
 "equality": a closed form that must equal the truth) and the estimator. It implements the protocol
 `markovdp.sweeps.SweepScenario` that the dask sweep runs.
 
-Hockey-stick scenarios read the privacy level from the grid coordinate ``eps`` (nats).
+Hockey-stick scenarios read the privacy level from the grid coordinate ``eps`` (nats). A scenario names the
+quantity it checks (``quantity``, ``units``: the netCDF ``long_name``s), describes its coordinates, and may
+add variables computed from each point's values (`ScenarioVariable`, e.g. BBGG-T1's ``tightness``).
 """
 
 from __future__ import annotations
@@ -24,9 +26,23 @@ from ..divergences.estimate import Estimate, estimate_hockey_stick_from_counts
 from ..guarantees.exact import privacy_profile, worst_pair
 from ..guarantees.registry import certify
 from ..guarantees.types import Bound
+from ..spaces import FiniteSpace
 
 TARGETS = ("upper", "equality")
 ESTIMATORS = ("discrete", "continuous", "none")
+
+
+@dataclass(frozen=True)
+class ScenarioVariable:
+    """A data variable a scenario adds: ``compute(point, values)`` → float per grid point.
+
+    ``values`` holds the point's "bound", "bound_theorem", "exact" and "candidates"; ``long_name`` and
+    ``units`` label the netCDF variable. ``compute`` must be a module-level function (it pickles to workers).
+    """
+
+    long_name: str
+    units: str
+    compute: Callable[[dict[str, Any], dict[str, Any]], float] = field(repr=False)
 
 
 @dataclass(frozen=True)
@@ -35,7 +51,7 @@ class Scenario:
 
     Parameters
     ----------
-    name, theory_id, description : what is checked (``theory_id`` cites THEORY.md).
+    name, theory_id, description : what is checked (``theory_id`` cites docs/theory.md).
     grid, quick_grid : coordinate name → values (the full and the ``--quick`` grid).
     pipeline : point → the mechanism or pipeline whose certificate gives the bound.
     witness : point → the concrete pipeline whose exact value and samples are compared (default: pipeline).
@@ -44,6 +60,15 @@ class Scenario:
     estimator : "discrete" (box CI over output cells), "continuous" (split-sample event estimator on
         ``bins(point)``) or "none".
     bound, exact : optional overrides, point → (bound, theorem, candidates) and point → exact value.
+    quantity, units : what bound, exact and estimate are values of (netCDF ``long_name``), e.g. "KL divergence".
+    coordinates : grid coordinate → (long_name, units); eps defaults to ("privacy level eps", "nats").
+    variables : name → `ScenarioVariable`, extra data variables of the result.
+
+    Raises
+    ------
+    TypeError
+        If a continuous pipeline (outputs not in a `FiniteSpace`) or ``estimator="continuous"`` lacks
+        `pair` or `bins`: the Monte Carlo needs the two inputs to sample and the histogram edges.
     """
 
     name: str
@@ -61,6 +86,10 @@ class Scenario:
     exact: Callable[[dict[str, Any]], float] | None = field(default=None, repr=False)
     batch_size: int = 10_000
     confidence: float = 0.95
+    quantity: str = "hockey-stick delta"
+    units: str = "1"
+    coordinates: Mapping[str, tuple[str, str]] = field(default_factory=dict)
+    variables: Mapping[str, ScenarioVariable] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:
@@ -69,6 +98,28 @@ class Scenario:
             raise ValueError(f"`estimator` must be one of {ESTIMATORS}; got {self.estimator!r}.")
         if self.bound is None and self.pipeline is None:
             raise TypeError("`pipeline` is required unless a `bound` override is given.")
+        self._check_monte_carlo()
+
+    def _check_monte_carlo(self) -> None:
+        """Fail now, not deep inside a sweep, when the Monte Carlo cannot run without `pair`/`bins`."""
+        if self.estimator == "none":
+            return
+        missing = [name for name in ("pair", "bins") if getattr(self, name) is None]
+        if self.estimator == "continuous":
+            if missing:
+                raise TypeError(f"Scenario {self.name!r} with estimator='continuous' needs "
+                                f"{' and '.join(f'`{m}`' for m in missing)}: `pair` (point → the two inputs to "
+                                f"sample) and `bins` (point → inner histogram edges).")
+            return
+        factory = self.pipeline or self.witness
+        if factory is None:
+            return
+        point = {k: next(iter(v)) for k, v in self.grid_quick.items()}
+        space = getattr(factory(**point), "output_space", None)
+        if space is not None and not isinstance(space, FiniteSpace):
+            raise TypeError(f"Scenario {self.name!r}: the pipeline's outputs are continuous ({space!r}), so its "
+                            f"Monte Carlo needs estimator='continuous' with `pair` (point → the two inputs to "
+                            f"sample) and `bins` (point → inner histogram edges), or estimator='none'.")
 
     # -- the SweepScenario protocol -------------------------------------------------------------
     def grid(self, quick: bool) -> dict[str, list[Any]]:
@@ -82,7 +133,9 @@ class Scenario:
             bound, theorem, candidates = certified_delta(self.pipeline(**point), point["eps"])
         exact = self.exact(point) if self.exact is not None else float(
             privacy_profile(self._witness(point), point["eps"]))
-        return {"bound": bound, "bound_theorem": theorem, "exact": exact, "candidates": candidates}
+        values = {"bound": bound, "bound_theorem": theorem, "exact": exact, "candidates": candidates}
+        values["variables"] = {name: float(v.compute(point, values)) for name, v in self.variables.items()}
+        return values
 
     def simulate(self, point: dict[str, Any], n: int, rng: np.random.Generator) -> NDArray[np.int64] | None:
         """Counts (2, m) of n outputs from each side of the neighbour pair."""

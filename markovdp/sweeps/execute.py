@@ -1,0 +1,96 @@
+"""Execute a sweep's chunks on a `concurrent.futures.Executor`, consumed with ``as_completed``.
+
+At most ``2 × workers`` chunks are in flight: enough to keep every worker busy, few enough that an
+interrupt cancels the rest at once and that ``SynchronousExecutor`` runs one chunk, hands it back (to be
+checkpointed) and only then runs the next. Results arrive in completion order; the reduce step orders them.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures as cf
+import functools
+import itertools
+from collections.abc import Callable, Iterator, Sequence
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from .checkpoint import CheckpointStore
+from .executors import worker_count
+from .plan import SweepPlan
+from .tasks import EvaluateChunk, run_chunk
+
+__all__ = ["completed", "execute"]
+
+
+def completed(executor: cf.Executor, fn: Callable[[Any], Any], items: Sequence[Any],
+              window: int) -> Iterator[tuple[int, Any]]:
+    """Yield ``(i, fn(items[i]))`` in completion order, with at most `window` items submitted at once.
+
+    Closing the iterator early (an exception in the consumer, an interrupt) cancels what has not
+    started; a task's exception is re-raised here.
+    """
+    queue = iter(enumerate(items))
+    pending: dict[cf.Future[Any], int] = {}
+
+    def top_up() -> None:
+        for i, item in itertools.islice(queue, max(0, window - len(pending))):
+            pending[executor.submit(fn, item)] = i
+
+    try:
+        top_up()
+        while pending:
+            future = next(cf.as_completed(pending))
+            i = pending.pop(future)
+            yield i, future.result()
+            top_up()
+    finally:
+        for future in pending:
+            future.cancel()
+
+
+def execute(
+    scenario: Any,
+    plan: SweepPlan,
+    executor: cf.Executor,
+    counts: dict[tuple[int, int], NDArray[np.int64] | None],
+    *,
+    store: CheckpointStore | None,
+    chunk_size: int | None,
+    progress: Callable[[int, int], Any] | None,
+) -> list[dict[str, Any]]:
+    """Evaluate every point and simulate every (point, batch) task not yet in `counts` (filled in place).
+
+    Each finished simulate chunk is checkpointed in `store` before the next result is taken. Returns the
+    checked evaluations in point order. ``progress(done, total)`` counts one task per point evaluation
+    and per (point, batch); its first call reports the batches already in `counts` (reused).
+    """
+    n_points = len(plan.points)
+    missing = [(i, b) for i in range(n_points) for b in range(plan.n_batches) if (i, b) not in counts]
+    workers = worker_count(executor)
+    items = plan.chunks(missing, workers, chunk_size)
+    total = n_points + plan.n_batches_total
+    done = len(counts)
+    if progress is not None:
+        progress(done, total)
+    evaluations: list[dict[str, Any] | None] = [None] * n_points
+    results = completed(executor, functools.partial(run_chunk, scenario), items, window=2 * workers)
+    try:
+        for index, result in results:
+            if isinstance(items[index], EvaluateChunk):
+                for i, values in result:
+                    evaluations[i] = values
+            else:
+                for i, b, c in result:
+                    counts[(i, b)] = c
+                if store is not None:
+                    store.save(result, plan.keys)
+            done += len(result)
+            if progress is not None:
+                progress(done, total)
+    finally:
+        # An exception here (an interrupt, a failing progress callback) cancels the rest at once,
+        # not whenever the traceback that holds this frame is freed.
+        results.close()
+    return evaluations  # type: ignore[return-value]  # every evaluate chunk has run
