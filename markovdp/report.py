@@ -1,24 +1,47 @@
-"""Tables, Markdown and matplotlib figures from a validation Dataset (DESIGN §8)."""
+"""Tables, Markdown and matplotlib figures from a validation Dataset (DESIGN §8), and a certificate's plot.
+
+A scenario's figure puts its quantity (hockey-stick delta, or e.g. KL for AAC-phi) against its swept
+parameter — ``eps`` when it is swept, otherwise the first numeric coordinate with several values — with
+one facet (small multiple) per value of the next two coordinates (rows, columns) and colours for any
+further ones. Values that span more than two decades go on a log axis; zeros and values more than
+``LOG_DECADES`` decades below the largest one, or below an empty stretch of more than ``LOG_GAP`` decades,
+are drawn on a dotted floor line, and the legend says so.
+"""
 
 from __future__ import annotations
 
+import itertools
 import math
-from collections.abc import Iterable
+import textwrap
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import xarray as xr
+from numpy.typing import ArrayLike, NDArray
+
+from .sweeps.atomic import atomic_write
 
 VERDICTS = ("ok", "violation", "not_applicable")
+#: The verdict of a point whose stored verdict is missing (NaN) or not one of the flag values.
+UNKNOWN = "unknown"
 GRID_DIMS_EXCLUDED = ("theorem",)
+#: A log axis shows at most this many decades below its largest value; smaller values sit on the floor ...
+LOG_DECADES = 8
+#: ... and values below an empty stretch of more than this many decades sit on the floor too.
+LOG_GAP = 3.0
+#: Values spanning more than this ratio get a log y axis.
+LOG_SPAN = 100.0
+REQUIRED = ("bound", "bound_theorem", "exact", "estimate", "ci_low", "ci_high", "verdict")
 
 
 def _fmt(value: float) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "—"
     if value == 0 or (1e-3 <= abs(value) < 1e4):
-        return f"{value:.4f}"
+        return f"{value + 0.0:.4f}"
     return f"{value:.3e}"
 
 
@@ -27,120 +50,504 @@ def grid_dims(ds: xr.Dataset) -> list[str]:
     return [d for d in ds["bound"].dims if d not in GRID_DIMS_EXCLUDED]
 
 
+def verdict_name(code: float) -> str:
+    """"ok", "violation", "not_applicable" for the flag values 0, 1, 2; "unknown" for NaN or anything else."""
+    if code is None or not math.isfinite(float(code)) or float(code) not in range(len(VERDICTS)):
+        return UNKNOWN
+    return VERDICTS[int(code)]
+
+
+def _point_value(value: Any) -> Any:
+    value = value.item() if hasattr(value, "item") else value
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def rows(ds: xr.Dataset) -> list[dict[str, Any]]:
-    """One row per grid point: parameters, theorem, bound, exact, estimate and CI, verdict."""
+    """One row per grid point: parameters, theorem, bound, exact, estimate and CI, verdict (and tightness).
+
+    ``point`` holds the coordinate values; ``tightness`` is NaN where the Dataset has no such variable.
+    """
     dims = grid_dims(ds)
-    flat = ds[["bound", "bound_theorem", "exact", "estimate", "ci_low", "ci_high", "verdict"]].stack(
-        point=dims) if dims else ds.expand_dims(point=[0])
+    names = [*REQUIRED, *(["tightness"] if "tightness" in ds else [])]
+    flat = ds[names].stack(point=dims) if dims else ds[names].expand_dims(point=[0])
     out = []
     for i in range(flat.sizes["point"]):
         p = flat.isel(point=i)
-        params = ", ".join(f"{d}={p[d].item()}" for d in dims)
+        point = {d: _point_value(p[d]) for d in dims}
         out.append({
-            "parameters": params,
-            "theorem": str(p["bound_theorem"].item()) or ds.attrs.get("theory_id", ""),
+            "point": point,
+            "parameters": ", ".join(f"{d}={v}" for d, v in point.items()),
+            "theorem": str(_point_value(p["bound_theorem"])) or ds.attrs.get("theory_id", ""),
             "bound": float(p["bound"]), "exact": float(p["exact"]), "estimate": float(p["estimate"]),
             "ci_low": float(p["ci_low"]), "ci_high": float(p["ci_high"]),
-            "verdict": VERDICTS[int(p["verdict"])],
+            "verdict": verdict_name(float(p["verdict"])),
+            "tightness": float(p["tightness"]) if "tightness" in p else math.nan,
         })
     return out
 
 
 def summary(ds: xr.Dataset) -> dict[str, int]:
-    """Counts of each verdict."""
-    verdict = ds["verdict"].values.ravel()
-    return {name: int((verdict == code).sum()) for code, name in enumerate(VERDICTS)}
+    """Counts of each verdict (``unknown``: a NaN or unrecognised stored verdict)."""
+    counts = dict.fromkeys((*VERDICTS, UNKNOWN), 0)
+    for code in np.asarray(ds["verdict"].values, dtype=np.float64).ravel():
+        counts[verdict_name(code)] += 1
+    return counts
 
 
 def estimate_text(row: dict[str, Any]) -> str:
+    """``estimate [ci_low, ci_high]``; an open upper end (``ci_high`` NaN: no valid upper bound) is ``∞)``."""
     if math.isnan(row["estimate"]):
         return "—"
-    return f"{_fmt(row['estimate'])} [{_fmt(row['ci_low'])}, {_fmt(row['ci_high'])}]"
+    high = "∞)" if math.isnan(row["ci_high"]) else f"{_fmt(row['ci_high'])}]"
+    return f"{_fmt(row['estimate'])} [{_fmt(row['ci_low'])}, {high}"
 
 
-def markdown(ds: xr.Dataset, figure: str | None = None) -> str:
-    """A Markdown section for one scenario: summary line, figure, and the per-point table."""
-    counts = summary(ds)
-    lines = [f"## {ds.attrs['scenario']} ({ds.attrs['theory_id']})", "",
-             f"{ds.attrs.get('description', '')}", "",
-             f"{sum(counts.values())} grid points: {counts['ok']} ok, {counts['violation']} violations, "
-             f"{counts['not_applicable']} not applicable. Samples per side: {ds.attrs.get('samples')}, "
-             f"confidence {ds.attrs.get('confidence')}, seed entropy {ds.attrs.get('seed_entropy')}.", ""]
-    if figure:
-        lines += [f"![{ds.attrs['scenario']}]({figure})", ""]
-    lines += ["| parameters | theorem | bound | exact | estimate [CI] | verdict |", "|---|---|---|---|---|---|"]
-    for r in rows(ds):
-        lines.append(f"| {r['parameters']} | {r['theorem']} | {_fmt(r['bound'])} | {_fmt(r['exact'])} | "
-                     f"{estimate_text(r)} | {r['verdict']} |")
-    return "\n".join(lines) + "\n"
+def quantity(ds: xr.Dataset) -> str:
+    """What the values are: a ``quantity`` attribute, else the ``long_name`` of ``exact`` without its
+    "exact " (e.g. "KL divergence (nats)"), else "hockey-stick delta" (swept over ``eps``) or "value"."""
+    if ds.attrs.get("quantity"):
+        return str(ds.attrs["quantity"])
+    name = str(ds["exact"].attrs.get("long_name", "")).removeprefix("exact ").strip()
+    if not name:
+        return "hockey-stick delta" if "eps" in grid_dims(ds) else "value"
+    units = ds["exact"].attrs.get("units", "")
+    return f"{name} ({units})" if units and units != "1" else name
 
 
-def plot(ds: xr.Dataset, path: Path) -> Path:
-    """Bound vs exact vs Monte Carlo estimate over the grid (left) and exact against bound (right)."""
+def x_dim(ds: xr.Dataset) -> str | None:
+    """The plotted parameter: ``eps`` if swept, else the first numeric coordinate with several values,
+    else the first coordinate with several values (None for a single point)."""
+    swept = [d for d in grid_dims(ds) if ds.sizes[d] > 1]
+    numeric = [d for d in swept if np.asarray(ds[d].values).dtype.kind in "iuf"]
+    if "eps" in numeric:
+        return "eps"
+    return (numeric or swept or [None])[0]
+
+
+def _label(ds: xr.Dataset, dim: str) -> str:
+    """An axis label from the coordinate's ``long_name`` and ``units`` (dimensionless "1" omitted)."""
+    attrs = ds[dim].attrs
+    name = str(attrs.get("long_name", dim))
+    units = attrs.get("units", "nats" if dim == "eps" else "")
+    text = f"{name} ({units})" if units and units != "1" else name
+    return text
+
+
+def _values_text(dims: Sequence[str], values: Sequence[Any]) -> str:
+    return ", ".join(f"{d}={v:g}" if isinstance(v, float) else f"{d}={v}" for d, v in zip(dims, values, strict=True))
+
+
+def _pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    table = rows(ds)
-    x = np.arange(len(table))
-    bound = np.array([r["bound"] for r in table])
-    exact = np.array([r["exact"] for r in table])
-    est = np.array([r["estimate"] for r in table])
-    low = np.array([r["ci_low"] for r in table])
-    high = np.array([r["ci_high"] for r in table])
-    bad = np.array([r["verdict"] == "violation" for r in table])
+    return plt
 
-    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(12, 4.2), gridspec_kw={"width_ratios": [2.2, 1]})
-    claim = "closed form (the claim)" if ds.attrs.get("target") == "equality" else "certified bound"
-    ax.plot(x, bound, "v", color="tab:red", label=claim, ms=5)
-    ax.plot(x, exact, "o", color="black", label="exact", ms=3.5)
-    has_mc = np.isfinite(est)
-    if has_mc.any():
-        ax.errorbar(x[has_mc], est[has_mc], yerr=[est[has_mc] - low[has_mc], high[has_mc] - est[has_mc]],
-                    fmt="none", ecolor="tab:blue", alpha=0.7, label=f"Monte Carlo {ds.attrs['confidence']} CI")
-    if bad.any():
-        ax.plot(x[bad], exact[bad], "x", color="magenta", ms=10, label="violation")
-    ax.set_xlabel("grid point (" + " × ".join(grid_dims(ds)) + ")")
-    ax.set_ylabel("delta / divergence")
-    ax.set_title(f"{ds.attrs['scenario']}: bound vs exact vs estimate")
-    ax.legend(fontsize=8)
-    finite = np.isfinite(bound) & np.isfinite(exact)
-    ax2.plot(bound[finite], exact[finite], "o", ms=3.5, color="black")
-    top = max(float(np.nanmax(bound[finite], initial=0)), float(np.nanmax(exact[finite], initial=0)), 1e-12)
-    ax2.plot([0, top], [0, top], "--", color="gray", lw=1, label="exact = bound")
-    ax2.set_xlabel(claim)
-    ax2.set_ylabel("exact")
-    ax2.set_title("soundness: points on or below the line")
-    ax2.legend(fontsize=8)
-    fig.tight_layout()
+
+def _cluster_floor(positive: NDArray[np.float64], top: float) -> float:
+    """The smallest value reached from `top` downwards without a gap of more than `LOG_GAP` decades (and
+    at most `LOG_DECADES` below `top`): what the log axis shows; anything smaller sits on its floor."""
+    logs = np.sort(np.log10(positive[positive >= top * 10.0**-LOG_DECADES]))[::-1]
+    gaps = np.nonzero(-np.diff(logs) > LOG_GAP)[0]
+    return float(10.0 ** logs[gaps[0]] if gaps.size else 10.0 ** logs[-1])
+
+
+class _Scale:
+    """The shared y scale of a figure: linear, or log with a floor for zeros and negligible values."""
+
+    def __init__(self, values: NDArray[np.float64]) -> None:
+        finite = values[np.isfinite(values)]
+        positive = finite[finite > 0]
+        self.top = float(finite.max()) if finite.size else 1.0
+        self.log = positive.size > 0 and self.top / positive.min() > LOG_SPAN
+        self.threshold = _cluster_floor(positive, self.top) if self.log else 0.0
+        self.floor = self.threshold / 3.0
+        self.clipped = bool(self.log and (finite < self.threshold).any())
+        self.only_zeros = bool(self.log and self.threshold == positive.min())
+
+    def floor_label(self) -> str:
+        if self.only_zeros:
+            return "0 (not on a log axis) drawn on this floor"
+        return f"values < {self.threshold:.1e} (incl. 0) drawn on this floor"
+
+    def place(self, y: NDArray[np.float64]) -> NDArray[np.float64]:
+        """y on the axis: values below the threshold (zeros included) on the floor."""
+        return np.where(np.isfinite(y) & (y < self.threshold), self.floor, y) if self.log else y
+
+    @property
+    def upper(self) -> float:
+        """The top of the y axis (where an open confidence interval's arrow ends)."""
+        if self.log:
+            return self.top * 2.5
+        return self.top * 1.12 if self.top > 0 else 1.0
+
+    def apply(self, ax: Any) -> None:
+        if self.log:
+            from matplotlib.ticker import LogLocator, NullLocator
+
+            ax.set_yscale("log")
+            ax.set_ylim((self.floor if self.clipped else self.threshold) / 2.0, self.upper)
+            ax.yaxis.set_major_locator(LogLocator(numticks=6))
+            ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks: clutter in small multiples, and slow
+            if self.clipped:
+                ax.axhline(self.floor, color="0.6", lw=0.8, ls=":", zorder=0)
+        else:
+            ax.set_ylim(min(0.0, ax.get_ylim()[0]), self.upper)
+
+
+def _facets(ds: xr.Dataset, x: str | None) -> tuple[list[str], list[str], list[str], list[str]]:
+    """(row dims, column dims, colour dims, fixed single-valued dims) of the figure."""
+    dims = [d for d in grid_dims(ds) if d != x]
+    fixed = [d for d in dims if ds.sizes[d] == 1]
+    others = [d for d in dims if ds.sizes[d] > 1]
+    if len(others) <= 1:
+        return [], others, [], fixed
+    return others[:1], others[1:2], others[2:], fixed
+
+
+def _padded(positions: NDArray[np.float64], log: bool) -> tuple[float, float]:
+    """x limits with room for the dodged markers at both ends."""
+    lo, hi = (np.log(positions.min()), np.log(positions.max())) if log else (positions.min(), positions.max())
+    pad = 0.13 * (hi - lo) if hi > lo else 0.5
+    limits = (lo - pad, hi + pad)
+    return (float(np.exp(limits[0])), float(np.exp(limits[1]))) if log else (float(limits[0]), float(limits[1]))
+
+
+def _winners(values: NDArray[Any]) -> list[str]:
+    return list(dict.fromkeys(str(v) for v in np.asarray(values).ravel() if str(v)))
+
+
+def figure(ds: xr.Dataset) -> Any:
+    """The matplotlib Figure of a result Dataset: bound, exact and Monte Carlo estimate (CI bars) against
+    the swept parameter (`x_dim`), one facet per value of the other coordinates (`markovdp.report`).
+
+    An open upper confidence end (``ci_high`` NaN) is an arrow from ``ci_low`` to the top of the axis; a
+    violation is a magenta cross; the winning theorem is in the legend (one for the whole grid) or in each
+    facet's title.
+    """
+    plt = _pyplot()
+    from matplotlib.lines import Line2D
+    from matplotlib.transforms import offset_copy
+
+    x = x_dim(ds)
+    row_dims, col_dims, hue_dims, fixed = _facets(ds, x)
+    row_vals = list(itertools.product(*(ds[d].values.tolist() for d in row_dims)))
+    col_vals = list(itertools.product(*(ds[d].values.tolist() for d in col_dims)))
+    hue_vals = list(itertools.product(*(ds[d].values.tolist() for d in hue_dims)))
+    wrap = not row_dims and len(col_vals) > 4  # a single faceting coordinate wraps into rows of four
+    n_rows = len(row_vals) if not wrap else math.ceil(len(col_vals) / 4)
+    n_cols = len(col_vals) if not wrap else 4
+    equality = ds.attrs.get("target") == "equality"
+    claim = "closed form (the claim)" if equality else "certified bound"
+    all_winners = _winners(ds["bound_theorem"].values)
+    scale = _Scale(np.concatenate([np.asarray(ds[v].values, dtype=np.float64).ravel()
+                                   for v in ("bound", "exact", "estimate", "ci_low", "ci_high")]))
+    x_values = ds[x].values.tolist() if x else [0]
+    numeric_x = x is not None and np.asarray(ds[x].values).dtype.kind in "iuf"
+    positions = np.asarray(x_values, dtype=np.float64) if numeric_x else np.arange(len(x_values), dtype=float)
+    log_x = numeric_x and positions.min() > 0 and positions.max() / positions.min() >= 10
+
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(3.4 + 3.1 * n_cols, 1.2 + 2.5 * n_rows), sharex=True,
+                             sharey=True, squeeze=False, layout="constrained")
+    colours = plt.get_cmap("tab10" if len(hue_vals) <= 10 else "viridis")
+    hue_colour = {h: (colours(i) if len(hue_vals) <= 10 else colours(i / max(1, len(hue_vals) - 1)))
+                  for i, h in enumerate(hue_vals)}
+    flags = {"open": False, "violation": False, "estimate": False}
+    facets = ([(r, c) for r in row_vals for c in col_vals] if not wrap else [((), c) for c in col_vals])
+    for index, (r, c) in enumerate(facets):
+        ax = axes.flat[index]
+        sel = dict(zip(row_dims + col_dims, (*r, *c), strict=True))
+        facet = ds.sel(sel) if sel else ds
+        for g, h in enumerate(hue_vals):
+            part = facet.sel(dict(zip(hue_dims, h, strict=True))) if hue_dims else facet
+            part = part.squeeze([d for d in fixed if d in part.dims], drop=True)
+            shift = (g - (len(hue_vals) - 1) / 2) * min(7.0, 28.0 / len(hue_vals))
+            drawn = _draw_points(ax, part, positions, scale, shift, hue_colour[h] if hue_dims else None,
+                                 offset_copy, fig)
+            flags = {k: flags[k] or drawn[k] for k in flags}
+        title = _values_text(row_dims + col_dims, (*r, *c))
+        if len(all_winners) > 1:
+            title = (title + "\n" if title else "") + "best: " + ", ".join(_winners(facet["bound_theorem"].values))
+        ax.set_title(title, fontsize=9)
+        scale.apply(ax)
+        if log_x:
+            ax.set_xscale("log")
+        if len(positions) <= 8 or not numeric_x:  # a category is always labelled by its value, never its index
+            ax.set_xticks(positions, [f"{v:g}" if isinstance(v, float) else str(v) for v in x_values])
+            if log_x:
+                ax.minorticks_off()
+        ax.grid(True, which="major", alpha=0.3)
+        ax.set_xlim(*_padded(positions, log_x))
+    for ax in axes.flat[len(facets):]:
+        ax.set_visible(False)
+    fig.supxlabel(_label(ds, x) if x else "", fontsize=10)  # once for the shared axis: no overlapping labels
+    fig.supylabel(quantity(ds), fontsize=10)
+
+    single = f" ({all_winners[0]})" if len(all_winners) == 1 else ""
+    handles = [Line2D([], [], color="tab:red" if not hue_dims else "0.3", marker="v", lw=1.2, label=claim + single),
+               Line2D([], [], color="black", marker="o", ls="none", mfc="0.6" if hue_dims else "black",
+                      label="exact" + (" (filled with its colour)" if hue_dims else ""))]
+    if flags["estimate"]:
+        handles.append(Line2D([], [], color="tab:blue" if not hue_dims else "0.3", marker="s", ms=4, ls="-",
+                              lw=1, label=f"Monte Carlo estimate, {ds.attrs.get('confidence', '')} CI"))
+    if flags["open"]:
+        handles.append(Line2D([], [], color="tab:blue", marker="^", ls=":", label="CI with open upper end"))
+    if flags["violation"]:
+        handles.append(Line2D([], [], color="magenta", marker="x", ms=9, ls="none", label="violation"))
+    if scale.clipped:
+        handles.append(Line2D([], [], color="0.6", ls=":", label=scale.floor_label()))
+    handles += [Line2D([], [], color=hue_colour[h], lw=3, label=_values_text(hue_dims, h))
+                for h in hue_vals if hue_dims]
+    fig.legend(handles=handles, loc="outside right center", fontsize=8, frameon=False)
+    fixed_text = _values_text(fixed, [ds[d].values[0] for d in fixed])
+    name, theory = ds.attrs.get("scenario", ""), ds.attrs.get("theory_id", "")
+    fig.suptitle(f"{name}{f' ({theory})' if theory != name else ''}: {quantity(ds)}"
+                 + (f" at {fixed_text}" if fixed_text else ""), fontsize=11)
+    return fig
+
+
+def plot(ds: xr.Dataset, path: Path) -> Path:
+    """Write `figure(ds)` as a PNG at `path` (via a temporary file and a rename); return the path."""
+    plt = _pyplot()
+    fig = figure(ds)
     path = Path(path)
-    tmp = path.with_name(f".{path.name}.tmp")
-    fig.savefig(tmp, dpi=110, format="png")
-    plt.close(fig)
-    tmp.replace(path)
+    try:
+        with atomic_write(path) as tmp:
+            fig.savefig(tmp, dpi=110, format="png")
+    finally:
+        plt.close(fig)
     return path
+
+
+def _draw_points(ax: Any, part: xr.Dataset, positions: NDArray[np.float64], scale: _Scale,
+                 shift: float, colour: Any, offset_copy: Any, fig: Any) -> dict[str, bool]:
+    """Bound, exact, estimate (+ CI) and violations of one colour group in one facet (1-D along x)."""
+
+    def values(name: str) -> NDArray[np.float64]:
+        return np.atleast_1d(np.asarray(part[name].values, dtype=np.float64))
+
+    def moved(points: float) -> Any:
+        return offset_copy(ax.transData, fig=fig, x=shift + points, y=0.0, units="points")
+
+    bound, exact, est, low, high = (values(v) for v in ("bound", "exact", "estimate", "ci_low", "ci_high"))
+    verdict = np.asarray([verdict_name(v) for v in values("verdict")])
+    ax.plot(positions, scale.place(bound), marker="v", ms=5, lw=1.2, color=colour or "tab:red",
+            transform=moved(-3.0), zorder=3)
+    ax.plot(positions, scale.place(exact), "o", ms=4, color="black" if colour is None else colour,
+            mec="black", mfc="black" if colour is None else colour, transform=moved(0.0), zorder=4)
+    has_est = np.isfinite(est)
+    est_colour = colour or "tab:blue"
+    closed = has_est & np.isfinite(high)
+    if closed.any():
+        y = scale.place(est[closed])
+        err = [y - scale.place(low[closed]), scale.place(high[closed]) - y]
+        ax.errorbar(positions[closed], y, yerr=np.maximum(err, 0.0), fmt="s", ms=3.5, color=est_colour,
+                    elinewidth=1.2, capsize=3, transform=moved(3.0), zorder=2)
+    open_end = has_est & ~np.isfinite(high)
+    for pos, y, lo in zip(positions[open_end], est[open_end], low[open_end], strict=True):
+        ax.plot([pos], scale.place(np.array([y])), "s", ms=3.5, color=est_colour, transform=moved(3.0))
+        ax.annotate("", xy=(pos, scale.upper), xytext=(pos, float(scale.place(np.array([lo]))[0])),
+                    xycoords=moved(3.0), textcoords=moved(3.0),
+                    arrowprops={"arrowstyle": "-|>", "color": est_colour, "ls": ":", "lw": 1.2})
+    bad = verdict == "violation"
+    if bad.any():
+        ax.plot(positions[bad], scale.place(np.fmax(exact[bad], low[bad])), "x", ms=10, mew=2, color="magenta",
+                transform=moved(0.0), zorder=5)
+    return {"open": bool(open_end.any()), "violation": bool(bad.any()), "estimate": bool(has_est.any())}
+
+
+def plot_certificate(cert: Any, ax: Any = None, eps: ArrayLike | None = None) -> Any:
+    """delta(eps) of every applicable rule of `cert` on a log y axis, with the exact profile where
+    `privacy_profile` knows it; the rules that win somewhere on the grid drawn bold. Returns the Axes.
+
+    Lines: one per applicable rule, plus one for the exact profile. Points where delta = 0 are not drawn
+    (log axis), which the legend title says. Default eps grid: 0 to 1.5 × the best eps at delta = 1e-5
+    (at least 1, at most 20 nats).
+    """
+    from ._validation import check_eps
+    from .guarantees.exact import privacy_profile
+
+    plt = _pyplot()
+    if eps is None:
+        reach = cert.epsilon(1e-5)
+        eps_max = min(max(1.5 * reach, 1.0), 20.0) if math.isfinite(reach) else 5.0
+        eps = np.linspace(0.0, eps_max, 241)
+    grid = np.atleast_1d(np.asarray(check_eps("eps", eps, allow_inf=False), dtype=np.float64)).ravel()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
+    curves = {b.theorem: np.asarray(b.delta(grid), dtype=np.float64) for b in cert.bounds}
+    stacked = np.array(list(curves.values())).reshape(len(curves), grid.size)
+    best = stacked.min(axis=0, initial=1.0)
+    # The winner at each eps as in `Certificate.best` (ties: the rule registered first), counted where the
+    # best bound is informative (0 < delta < 1): at delta = 0 every rule that reaches 0 ties.
+    winner = np.where((best > 0) & (best < 1), np.argmin(stacked, axis=0) if curves else -1, -1)
+    zero = False
+    for index, (tid, values) in enumerate(curves.items()):
+        wins = winner == index
+        label = tid + (f"  (best {_span(grid[wins])})" if wins.any() else "")
+        zero |= bool((values == 0).any())
+        ax.plot(grid, np.where(values > 0, values, np.nan), lw=2.6 if wins.any() else 1.1,
+                alpha=1.0 if wins.any() else 0.75, label=label, zorder=3 if wins.any() else 2)
+    try:
+        exact = np.asarray(privacy_profile(cert.subject, grid), dtype=np.float64)
+    except NotImplementedError:
+        exact = None
+    if exact is not None:
+        zero |= bool((exact == 0).any())
+        ax.plot(grid, np.where(exact > 0, exact, np.nan), color="black", ls="--", lw=1.4,
+                label="exact privacy_profile", zorder=4)
+    ax.set_yscale("log")
+    positive = [v[v > 0] for v in (*curves.values(), *([exact] if exact is not None else []))]
+    low = min((float(v.min()) for v in positive if v.size), default=1e-6)
+    ax.set_ylim(max(low, 1e-16) / 2.0, 1.6)
+    ax.set_xlabel("eps (nats)")
+    ax.set_ylabel("delta(eps)")
+    ax.grid(True, which="major", alpha=0.3)
+    ax.legend(fontsize=8, title="delta = 0 not drawn (log axis)" if zero else None, title_fontsize=8)
+    ax.set_title(textwrap.shorten(repr(cert.subject), 90, placeholder=" …"), fontsize=9)
+    return ax
+
+
+def _span(eps: NDArray[np.float64]) -> str:
+    low, high = float(eps.min()), float(eps.max())
+    return f"at eps = {low:.3g}" if low == high else f"for eps in [{low:.3g}, {high:.3g}]"
+
+
+def _compact_table(ds: xr.Dataset, table: list[dict[str, Any]]) -> list[str]:
+    """One line per facet (the coordinates other than the plotted one): verdicts, winners, and the
+    recorded tightness range (or, without a ``tightness`` variable, the largest exact / bound)."""
+    x = x_dim(ds)
+    keys = [d for d in grid_dims(ds) if d != x and ds.sizes[d] > 1]
+    has_tight = "tightness" in ds
+    head = [*keys, "points", "ok", "violations", "other", "winning theorem"]
+    head += ["tightness exact / bound (min – max)"] if has_tight else ["max exact / bound"]
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    groups: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
+    for r in table:
+        groups.setdefault(tuple(r["point"][k] for k in keys), []).append(r)
+    for key, members in groups.items():
+        verdicts = [m["verdict"] for m in members]
+        ratios = [m["exact"] / m["bound"] for m in members
+                  if math.isfinite(m["exact"]) and math.isfinite(m["bound"]) and m["bound"] > 0]
+        cells = [str(v) for v in key] + [str(len(members)), str(verdicts.count("ok")),
+                                         str(verdicts.count("violation")),
+                                         str(len(verdicts) - verdicts.count("ok") - verdicts.count("violation")),
+                                         ", ".join(_winners([m["theorem"] for m in members])) or "—"]
+        if has_tight:
+            tight = [m["tightness"] for m in members if math.isfinite(m["tightness"])]
+            cells.append(f"{_fmt(min(tight))} – {_fmt(max(tight))}" if tight else "—")
+        else:
+            cells.append(_fmt(max(ratios)) if ratios else "—")
+        lines.append("| " + " | ".join(cells) + " |")
+    return lines
+
+
+def markdown(ds: xr.Dataset, figure: str | None = None, *, source: str | None = None) -> str:
+    """A Markdown section for one scenario: what is checked (THEORY ID), verdict counts, the figure, a
+    compact table per facet, the tightness ratio where recorded, and every grid point in a folded table."""
+    counts = summary(ds)
+    table = rows(ds)
+    x = x_dim(ds)
+    lines = [f"## {ds.attrs.get('scenario', '?')} ({ds.attrs.get('theory_id', '?')})", "",
+             f"{ds.attrs.get('description', '')}", ""]
+    if source:
+        lines += [source, ""]
+    extra = f", {counts[UNKNOWN]} without a verdict (NaN)" if counts[UNKNOWN] else ""
+    lines += [f"THEORY: `{ds.attrs.get('theory_id', '?')}`. Quantity: {quantity(ds)}"
+              f"{f', against {x}' if x else ''}. {len(table)} grid points: {counts['ok']} ok, "
+              f"{counts['violation']} violations, {counts['not_applicable']} not applicable{extra}. "
+              f"Samples per side: {ds.attrs.get('samples')}, confidence {ds.attrs.get('confidence')}, "
+              f"seed entropy {ds.attrs.get('seed_entropy')}.", ""]
+    if "tightness" in ds:
+        tight = np.asarray(ds["tightness"].values, dtype=np.float64)
+        tight = tight[np.isfinite(tight)]
+        if tight.size:
+            lines += [f"Tightness exact / bound: min {_fmt(float(tight.min()))}, median "
+                      f"{_fmt(float(np.median(tight)))}, max {_fmt(float(tight.max()))} over {tight.size} points "
+                      "(1 = the bound is attained).", ""]
+    if figure:
+        lines += [f"![{ds.attrs.get('scenario', '')}]({figure})", ""]
+    lines += _compact_table(ds, table) + [""]
+    head = ["parameters", "theorem", "bound", "exact", "estimate [CI]", "verdict"]
+    head += ["tightness"] if "tightness" in ds else []
+    lines += ["<details><summary>every grid point</summary>", "", "| " + " | ".join(head) + " |",
+              "|" + "---|" * len(head)]
+    for r in table:
+        cells = [r["parameters"], r["theorem"], _fmt(r["bound"]), _fmt(r["exact"]), estimate_text(r), r["verdict"]]
+        cells += [_fmt(r["tightness"])] if "tightness" in ds else []
+        lines.append("| " + " | ".join(cells) + " |")
+    lines += ["", "</details>", ""]
+    return "\n".join(lines)
+
+
+def _is_result(ds: xr.Dataset) -> bool:
+    return {"scenario", "theory_id"} <= set(ds.attrs) and set(REQUIRED) <= set(ds)
+
+
+def _earlier_results(out: Path, current: set[str]) -> tuple[list[tuple[Path, xr.Dataset]], list[str]]:
+    """Result files in `out` not written by this run (loaded), and notes on .nc files that are not results."""
+    found, skipped = [], []
+    for path in sorted(out.glob("*.nc")):
+        if path.stem in current:
+            continue
+        try:
+            with xr.open_dataset(path, engine="h5netcdf") as ds:
+                ds = ds.load()
+        except (OSError, ValueError) as exc:
+            skipped.append(f"`{path.name}`: not readable as netCDF ({type(exc).__name__}).")
+            continue
+        if _is_result(ds):
+            found.append((path, ds))
+        else:
+            skipped.append(f"`{path.name}`: not a markovdp result (lacks scenario attributes or variables).")
+    return found, skipped
 
 
 def write_report(datasets: Iterable[xr.Dataset], out: Path, command: str) -> Path:
-    """Write ``report.md`` and one PNG per scenario into `out`; return the report path."""
+    """Write ``report.md`` and one PNG per scenario into `out`; return the report path.
+
+    The report covers every result file in `out`: the datasets of this run first, then any other
+    ``*.nc`` result left in the folder by an earlier run (read from disk and marked as such, with its own
+    command and creation time); ``.nc`` files that are not results are listed as skipped.
+    """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
+    datasets = list(datasets)
+    earlier, skipped = _earlier_results(out, {str(ds.attrs.get("scenario")) for ds in datasets})
     sections = []
-    total = {name: 0 for name in VERDICTS}
-    for ds in datasets:
+    total = dict.fromkeys((*VERDICTS, UNKNOWN), 0)
+    entries = [(ds, None) for ds in datasets] + [
+        (ds, f"*From an earlier run: `{path.name}`, command `{ds.attrs.get('command') or '?'}`, created "
+             f"{ds.attrs.get('created', datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).isoformat())}"
+             ".*") for path, ds in earlier]
+    for ds, source in entries:
         figure = plot(ds, out / f"{ds.attrs['scenario']}.png").name
-        sections.append(markdown(ds, figure))
+        sections.append(markdown(ds, figure, source=source))
         for k, v in summary(ds).items():
             total[k] += v
-    head = ["# markovdp validation report", "", f"Command: `{command}`", "",
-            f"Overall: {total['ok']} ok, {total['violation']} violations, "
-            f"{total['not_applicable']} not applicable.", "",
+    versions = sorted({str(ds.attrs.get("markovdp_version", "?")) for ds, _ in entries})
+    commits = sorted({str(ds.attrs.get("git_commit", ds.attrs.get("commit"))) for ds, _ in entries
+                      if "git_commit" in ds.attrs or "commit" in ds.attrs})
+    head = ["# markovdp validation report", "",
+            f"Command: `{command}`. Written {datetime.now(timezone.utc).isoformat(timespec='seconds')}; markovdp "
+            f"{', '.join(versions) or '?'}" + (f", commit {', '.join(commits)}" if commits else "") + ".", "",
+            f"Covers every result file in this folder: {len(datasets)} from this run"
+            + (f", {len(earlier)} from earlier runs" if earlier else "") + ".", "",
+            f"Overall: {total['ok']} ok, {total['violation']} violations, {total['not_applicable']} not applicable"
+            + (f", {total[UNKNOWN]} without a verdict" if total[UNKNOWN] else "") + ".", "",
             "A violation is `exact > bound (1 + 1e-9) + 1e-12`, or a Monte Carlo lower confidence bound "
             "(level 1 − 1e-6/m, m = grid points in the run) above the bound; equality scenarios also flag "
-            "`exact < bound (1 − 1e-9) − 1e-12`.", ""]
+            "`exact < bound (1 − 1e-9) − 1e-12`. In the plots an arrow is a confidence interval whose upper "
+            "end is open (no valid upper bound).", ""]
+    if skipped:
+        head += ["Skipped files:", "", *(f"- {s}" for s in skipped), ""]
     path = out / "report.md"
-    tmp = out / ".report.md.tmp"
-    tmp.write_text("\n".join(head + sections))
-    tmp.replace(path)
+    with atomic_write(path) as tmp:
+        tmp.write_text("\n".join(head + sections))
     return path
+
+
+__all__ = ["estimate_text", "figure", "grid_dims", "markdown", "plot", "plot_certificate", "quantity", "rows",
+           "summary", "verdict_name", "write_report", "x_dim"]

@@ -7,7 +7,8 @@ theorem that produced it and the inputs it was applied to.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Mapping
+import numbers
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,7 +21,8 @@ Curve = Callable[[NDArray[np.float64]], NDArray[np.float64]]
 
 
 def _as_output(values: NDArray[np.float64], like: float | NDArray[np.float64]) -> float | NDArray[np.float64]:
-    return float(values) if np.ndim(like) == 0 else np.asarray(values, dtype=np.float64)
+    # `+ 0.0` turns a -0.0 (e.g. from clipping or a cancelled difference) into +0.0 and changes nothing else.
+    return float(values) + 0.0 if np.ndim(like) == 0 else np.asarray(values, dtype=np.float64) + 0.0
 
 
 def evaluate_curve(curve: Curve, eps: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -31,7 +33,7 @@ def evaluate_curve(curve: Curve, eps: NDArray[np.float64]) -> NDArray[np.float64
 
 
 def invert_profile(profile: Callable[[float], float], delta: float, *, xtol: float = 1e-12,
-                   eps_max: float = 2.0**60) -> float:
+                   eps_max: float = 2.0**1023) -> float:
     """The smallest eps >= 0 with profile(eps) <= delta, for a non-increasing profile (inf if none).
 
     inf when even profile(inf) (the D_inf limit) exceeds delta; otherwise doubling then bisection
@@ -61,6 +63,51 @@ def invert_profile(profile: Callable[[float], float], delta: float, *, xtol: flo
     return hi
 
 
+#: The eps (nats) and delta at which `Certificate.summary` / `to_dict` tabulate every rule by default.
+SUMMARY_EPS = (0.1, 0.5, 1.0, 2.0)
+SUMMARY_DELTA = 1e-5
+_SHORT = 160
+
+
+def scalar_inputs(inputs: Mapping[str, Any]) -> dict[str, Any]:
+    """The inputs of a bound that print on one line (numbers, strings, bools), as plain Python values."""
+    out: dict[str, Any] = {}
+    for key, value in inputs.items():
+        if isinstance(value, (bool, np.bool_)):
+            out[key] = bool(value)
+        elif isinstance(value, numbers.Integral):
+            out[key] = int(value)
+        elif isinstance(value, numbers.Real):
+            out[key] = float(value) + 0.0
+        elif isinstance(value, str):
+            out[key] = value
+    return out
+
+
+def _num(value: float) -> str:
+    return "inf" if value == math.inf else f"{value + 0.0:.4g}"
+
+
+def _short(text: str) -> str:
+    return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
+
+
+#: The most ulps `rounded_up` walks up from a closed-form eps before falling back to `invert_profile`.
+NUDGES = 64
+
+
+def rounded_up(eps: float, profile: Callable[[float], float], delta: float = 0.0) -> float:
+    """A closed-form eps(delta) (e.g. R_inf at delta = 0: eps-DP iff eps >= R_inf) made conservative in
+    floats: raised by ulps until ``profile(eps) <= delta`` holds exactly in the profile's own rounding,
+    else found by `invert_profile`. inf stays inf."""
+    eps = max(float(eps), 0.0)
+    for _ in range(NUDGES):
+        if not math.isfinite(eps) or profile(eps) <= delta:
+            return eps
+        eps = float(np.nextafter(eps, math.inf))
+    return invert_profile(profile, delta)
+
+
 @dataclass(frozen=True)
 class Bound:
     """A certified guarantee: the curve delta(eps) and the RDP curve eps(alpha) of one theorem.
@@ -74,6 +121,11 @@ class Bound:
     delta_curve: Curve = field(repr=False)
     renyi_curve: Curve | None = field(default=None, repr=False)
 
+    def __repr__(self) -> str:
+        """``Bound('BBGG-T1.1', dobrushin=0.7)``: the theorem and its scalar inputs (no matrices, no mechanisms)."""
+        shown = "".join(f", {k}={v!r}" for k, v in scalar_inputs(self.inputs).items())
+        return f"Bound({self.theorem!r}{shown})"
+
     def delta(self, eps: ArrayLike) -> float | NDArray[np.float64]:
         """Certified delta at `eps` (nats, >= 0, inf allowed; broadcast over arrays)."""
         eps_arr = np.asarray(check_eps("eps", eps, allow_inf=True), dtype=np.float64)
@@ -83,11 +135,12 @@ class Bound:
         """The smallest eps with delta(eps) <= `delta` (inf if none).
 
         At delta = 0 a bound with an RDP curve answers with its R_inf bound (eps-DP iff R_inf <= eps), not
-        with a profile that may only have underflowed to 0 (a Gaussian is never pure DP).
+        with a profile that may only have underflowed to 0 (a Gaussian is never pure DP), rounded up until
+        delta there is exactly 0 (`rounded_up`).
         """
         target = float(check_probability("delta", delta))
         if target == 0.0 and self.renyi_curve is not None:
-            return float(self.renyi(np.inf))
+            return rounded_up(float(self.renyi(np.inf)), lambda e: float(self.delta(e)))
         return invert_profile(lambda e: float(self.delta(e)), target)
 
     def renyi(self, alpha: ArrayLike) -> float | NDArray[np.float64]:
@@ -118,6 +171,14 @@ class Certificate:
 
     subject: Any
     candidates: Mapping[str, Bound | NotApplicable]
+
+    def __repr__(self) -> str:
+        applies = [k for k, c in self.candidates.items() if isinstance(c, Bound)]
+        other = [k for k in self.candidates if k not in applies]
+        return f"Certificate({_short(repr(self.subject))}; bounds: {applies}; not applicable: {other})"
+
+    def __str__(self) -> str:
+        return self.summary()
 
     @property
     def bounds(self) -> list[Bound]:
@@ -164,3 +225,77 @@ class Certificate:
     def reasons(self) -> dict[str, str]:
         """Why each non-applicable rule does not apply."""
         return {k: c.reason for k, c in self.candidates.items() if isinstance(c, NotApplicable)}
+
+    def to_dict(self, eps: Sequence[float] = SUMMARY_EPS, delta: float = SUMMARY_DELTA) -> dict[str, Any]:
+        """Plain values (floats, strings, lists, dicts; JSON-serialisable) of every rule at `eps` and `delta`.
+
+        ``{"subject", "eps", "delta", "best": {"delta", "theorem", "epsilon", "epsilon_theorem"},
+        "rules": [{"theorem", "applies", "delta", "epsilon", "inputs", "reason"}, ...]}``: ``rules`` in
+        registration order; ``delta`` / ``epsilon`` are None for a rule that does not apply, ``inputs`` its
+        scalar inputs, ``reason`` why it does not apply (None if it does). An eps that no rule certifies at
+        `delta` is ``inf`` (Python's ``json`` writes and reads it as ``Infinity``).
+        """
+        eps_list = [float(e) for e in np.atleast_1d(np.asarray(check_eps("eps", eps, allow_inf=True),
+                                                                dtype=np.float64)).ravel()]
+        target = float(check_probability("delta", delta))
+        rules = []
+        for tid, cand in self.candidates.items():
+            applies = isinstance(cand, Bound)
+            rules.append({
+                "theorem": tid, "applies": applies,
+                "delta": [float(cand.delta(e)) for e in eps_list] if applies else None,
+                "epsilon": float(cand.epsilon(target)) if applies else None,
+                "inputs": scalar_inputs(cand.inputs) if applies else {},
+                "reason": None if applies else cand.reason,
+            })
+        winners = [self.best(eps=e) for e in eps_list]
+        bounds = self.bounds
+        epsilons = [b.epsilon(target) for b in bounds]
+        at_delta = int(np.argmin(epsilons)) if bounds else None
+        return {
+            "subject": repr(self.subject), "eps": eps_list, "delta": target,
+            "best": {"delta": [float(self.delta(e)) for e in eps_list],
+                     "theorem": [w.theorem if w is not None else None for w in winners],
+                     "epsilon": float(epsilons[at_delta]) if at_delta is not None else math.inf,
+                     "epsilon_theorem": bounds[at_delta].theorem if at_delta is not None else None},
+            "rules": rules,
+        }
+
+    def summary(self, eps: Sequence[float] = SUMMARY_EPS, delta: float = SUMMARY_DELTA) -> str:
+        """A short text table: each rule, whether it applies, delta at each `eps`, eps at `delta`, and its
+        scalar inputs or the reason it does not apply; ``*`` marks the winner at each point.
+
+        ``print(cert)`` prints ``cert.summary()``. eps in nats; 4 significant digits.
+        """
+        data = self.to_dict(eps, delta)
+        best = data["best"]
+        header = ["rule", "applies", *(f"delta(eps={e:g})" for e in data["eps"]), f"eps(delta={data['delta']:g})"]
+        table, notes = [header], ["inputs / reason"]
+        for rule in data["rules"]:
+            tid = rule["theorem"]
+            if rule["applies"]:
+                values = [*rule["delta"], rule["epsilon"]]
+                winners = [*best["theorem"], best["epsilon_theorem"]]
+                cells = [_num(v) + ("*" if w == tid else "") for v, w in zip(values, winners, strict=True)]
+                notes.append(", ".join(f"{k}={_num(v) if isinstance(v, float) else v}"
+                                       for k, v in rule["inputs"].items()))
+            else:
+                cells = ["—"] * (len(data["eps"]) + 1)
+                notes.append(rule["reason"])
+            table.append([tid, "yes" if rule["applies"] else "no", *cells])
+        table.append(["best", "", *(_num(v) for v in [*best["delta"], best["epsilon"]])])
+        notes.append("* = the winning rule at that point (delta 1.0: nothing applies)")
+        widths = [max(len(row[c]) for row in table) for c in range(len(header))]
+        lines = ["  ".join(cell.ljust(w) for cell, w in zip([*row, note], [*widths, 0], strict=True)).rstrip()
+                 for row, note in zip(table, notes, strict=True)]
+        return "\n".join([f"Certificate of {_short(data['subject'])}", *lines])
+
+    def plot(self, ax: Any = None, *, eps: ArrayLike | None = None) -> Any:
+        """Draw delta(eps) of every applicable rule on a log y axis, the exact profile when
+        `privacy_profile` knows it, the winning rules highlighted; return the matplotlib Axes.
+
+        See `markovdp.report.plot_certificate`.
+        """
+        from ..report import plot_certificate
+
+        return plot_certificate(self, ax=ax, eps=eps)

@@ -1,0 +1,160 @@
+"""What a user sees of a certificate (issue 5 §5): `print(certify(p))` is a short table, `to_dict` plain
+values, `plot` one line per applicable rule (+ the exact profile), `repr(Bound)` short; never -0.0."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+
+import matplotlib
+import numpy as np
+import pytest
+
+import markovdp as md
+from markovdp.guarantees.types import SUMMARY_DELTA, SUMMARY_EPS, Bound, Certificate, NotApplicable
+from tests.oracles import coefficient_bruteforce, hockey_stick_bruteforce
+
+matplotlib.use("Agg")
+
+K4 = 0.7 * np.eye(4) + 0.3 / 4
+#: `summary` prints 4 significant digits: a printed value is within half a unit of the 4th digit.
+PRINT_RTOL = 5e-4
+
+
+@pytest.fixture(scope="module")
+def pipeline():
+    return md.RandomizedResponse(4, 1.0) >> md.FiniteKernel(K4)
+
+
+@pytest.fixture(scope="module")
+def cert(pipeline):
+    return md.certify(pipeline)
+
+
+def parse(text: str) -> dict[str, list[str]]:
+    """Table rows of `Certificate.summary` by rule name: the cells split on runs of two or more spaces."""
+    lines = text.splitlines()[1:]  # the first line names the subject
+    header = re.split(r"\s{2,}", lines[0].strip())
+    assert header[:2] == ["rule", "applies"] and header[-1] == "inputs / reason"
+    return {cells[0]: cells for cells in (re.split(r"\s{2,}", line.strip()) for line in lines[1:])}
+
+
+def cell_value(cell: str) -> float:
+    return float(cell.rstrip("*"))
+
+
+def test_print_is_a_short_table_without_the_matrix_repeated(cert):
+    text = str(cert)
+    assert text == cert.summary()
+    assert len(text.splitlines()) == len(cert.candidates) + 3  # subject, header, one per rule, best
+    assert text.count("0.775") <= 4  # the kernel's diagonal: at most once (4 entries), never per rule
+    for theorem in cert.candidates:
+        assert theorem in text
+    short = repr(cert)
+    assert short.count("FiniteKernel") == 1 and "delta_curve" not in short and len(short) < 400
+
+
+def test_table_values_are_each_candidates_delta_and_epsilon(cert, pipeline):
+    eps = (0.0, 0.3, 0.8)
+    table = parse(cert.summary(eps=eps, delta=1e-3))
+    bounds = {tid: c for tid, c in cert.candidates.items() if isinstance(c, Bound)}
+    for tid, bound in bounds.items():
+        cells = table[tid]
+        assert cells[1] == "yes"
+        for j, e in enumerate(eps):
+            assert cell_value(cells[2 + j]) == pytest.approx(float(bound.delta(e)), rel=PRINT_RTOL, abs=1e-300)
+        assert cell_value(cells[2 + len(eps)]) == pytest.approx(bound.epsilon(1e-3), rel=PRINT_RTOL)
+    best = table["best"]
+    rows = (md.RandomizedResponse(4, 1.0).matrix @ K4)
+    for j, e in enumerate(eps):
+        values = {tid: float(b.delta(e)) for tid, b in bounds.items()}
+        low = min(values.values())
+        assert cell_value(best[1 + j]) == pytest.approx(low, rel=PRINT_RTOL, abs=1e-300)
+        winner = next(tid for tid in bounds if values[tid] == low)  # ties: the rule registered first
+        assert [tid for tid in bounds if table[tid][2 + j].endswith("*")] == [winner]
+        # soundness against brute force over every event of every ordered row pair (oracle, not the code)
+        exact = max(hockey_stick_bruteforce(rows[a], rows[b], e) for a in range(4) for b in range(4) if a != b)
+        assert low >= exact - 1e-12
+    for tid, reason in cert.reasons().items():
+        assert table[tid][1] == "no" and table[tid][-1] == reason
+
+
+def test_to_dict_is_plain_and_round_trips_through_json(cert):
+    data = cert.to_dict()
+
+    def plain(value) -> bool:
+        if isinstance(value, dict):
+            return all(isinstance(k, str) and plain(v) for k, v in value.items())
+        if isinstance(value, list):
+            return all(plain(v) for v in value)
+        return value is None or type(value) in (str, float, int, bool)
+
+    assert plain(data)
+    assert json.loads(json.dumps(data)) == data
+    assert data["eps"] == list(SUMMARY_EPS) and data["delta"] == SUMMARY_DELTA
+    assert [r["theorem"] for r in data["rules"]] == list(cert.candidates)
+    for rule in data["rules"]:
+        cand = cert.candidates[rule["theorem"]]
+        if isinstance(cand, Bound):
+            assert rule["delta"] == [float(cand.delta(e)) for e in SUMMARY_EPS]
+            assert rule["epsilon"] == cand.epsilon(SUMMARY_DELTA) and rule["reason"] is None
+        else:
+            assert rule["delta"] is None and rule["reason"] == cand.reason
+    assert data["best"]["epsilon"] == cert.epsilon(SUMMARY_DELTA)
+
+
+def test_bound_repr_shows_theorem_and_scalar_inputs_only(cert):
+    bound = cert.candidates["BBGG-T1.1"]
+    text = repr(bound)
+    # the TV-Dobrushin coefficient of K4, by brute force over events (BBGG-D1)
+    assert text == f"Bound('BBGG-T1.1', dobrushin={float(coefficient_bruteforce(K4, 0.0))!r})"
+    assert "[[" not in text and "Mechanism" not in text and "Kernel" not in text
+    assert repr(NotApplicable("X", "why")) == "NotApplicable(theorem='X', reason='why')"
+
+
+def test_never_negative_zero():
+    bound = Bound("TEST", {"gamma": 0.5}, lambda eps: np.full(np.shape(eps), -0.0),
+                  lambda alpha: np.full(np.shape(alpha), -0.0))
+    cert = Certificate(subject="test subject", candidates={"TEST": bound})
+    for value in (bound.delta(1.0), cert.delta(1.0), bound.renyi(2.0), cert.renyi(2.0)):
+        assert value == 0.0 and math.copysign(1.0, value) == 1.0
+    for values in (bound.delta(np.array([0.5, 1.0])), cert.delta(np.array([0.5, 1.0])),
+                   bound.renyi(np.array([2.0, 3.0])), cert.renyi(np.array([2.0, 3.0]))):
+        assert np.all(np.copysign(1.0, values) == 1.0)
+    assert not re.search(r"(^|\s)-0", cert.summary())  # no printed -0 (an exponent such as 1e-05 is fine)
+
+
+def test_plot_draws_one_line_per_applicable_rule_and_the_exact_profile(cert, pipeline):
+    ax = cert.plot()
+    lines = ax.get_lines()
+    assert len(lines) == len(cert.bounds) + 1 and ax.get_yscale() == "log"
+    by_label = {line.get_label().split()[0]: line for line in lines}
+    grid = lines[0].get_xdata()
+    for bound in cert.bounds:
+        drawn = by_label[bound.theorem].get_ydata()
+        values = np.asarray(bound.delta(grid))
+        np.testing.assert_array_equal(np.isnan(drawn), values == 0)  # zeros are not drawn on the log axis
+        np.testing.assert_allclose(drawn[values > 0], values[values > 0], rtol=0)
+    exact = by_label["exact"].get_ydata()
+    rows = md.RandomizedResponse(4, 1.0).matrix @ K4
+    for e, y in list(zip(grid, exact, strict=True))[::40]:
+        truth = max(hockey_stick_bruteforce(rows[a], rows[b], e) for a in range(4) for b in range(4) if a != b)
+        assert (np.isnan(y) and truth < 1e-12) or y == pytest.approx(truth, rel=1e-9, abs=1e-12)
+    # the winner on most of the grid is drawn boldest, and named in the legend
+    best = cert.best(eps=0.3).theorem
+    assert by_label[best].get_linewidth() == max(line.get_linewidth() for line in lines)
+    assert "best" in by_label[best].get_label()
+
+
+def test_plot_without_an_exact_profile_and_on_a_given_axes():
+    import matplotlib.pyplot as plt
+
+    subject = md.DeclaredDP(1.0, 0.0) >> md.GaussianKernel(1.0)
+    with pytest.raises(NotImplementedError):
+        md.privacy_profile(subject, 1.0)
+    cert = md.certify(subject)
+    fig, ax = plt.subplots()
+    assert cert.plot(ax=ax, eps=np.linspace(0, 2, 11)) is ax
+    assert len(ax.get_lines()) == len(cert.bounds) >= 1
+    plt.close(fig)

@@ -1,0 +1,170 @@
+"""The validation report (issue 5 §5): faceted plots against the swept parameter with CI bars, a
+report.md that covers every result file in the folder, tightness, and no crash on a NaN verdict."""
+
+from __future__ import annotations
+
+import math
+
+import matplotlib
+import numpy as np
+import pytest
+import xarray as xr
+
+from markovdp import report
+from markovdp.cli import main
+from markovdp.sweeps import open_executor, run_sweep
+from markovdp.validation import get_scenario
+
+matplotlib.use("Agg")
+
+
+def result(name: str = "TOY", *, sigma=(0.5, 1.0), eps=(0.0, 1.0, 3.0), seed: int = 0, **extra) -> xr.Dataset:
+    """A small result Dataset by hand: dims (sigma, eps), the schema of `markovdp.sweeps`."""
+    rng = np.random.default_rng(seed)
+    shape = (len(sigma), len(eps))
+    exact = np.exp(-np.outer(1.0 / np.asarray(sigma), 1.0 + np.asarray(eps)) ** 2)
+    bound = np.minimum(1.0, 1.5 * exact)
+    estimate = exact * (1 + 0.05 * rng.standard_normal(shape))
+    data = {"bound": bound, "exact": exact, "estimate": estimate, "ci_low": np.maximum(0, estimate - 0.02),
+            "ci_high": estimate + 0.02, "ci_low_verdict": np.maximum(0, estimate - 0.03),
+            "verdict": np.zeros(shape, dtype=np.int8)}
+    data.update(extra)
+    dims = ("sigma", "eps")
+    ds = xr.Dataset({k: (dims, np.asarray(v)) for k, v in data.items()},
+                    coords={"sigma": list(sigma), "eps": list(eps)},
+                    attrs={"scenario": name, "theory_id": "STD-GaussHS", "description": "a toy scenario",
+                           "target": "upper", "confidence": 0.95, "samples": 1000, "seed_entropy": "1"})
+    ds["bound_theorem"] = (dims, np.full(shape, "BBGG-T1.2", dtype=object))
+    return ds
+
+
+def test_rows_and_summary_survive_a_nan_verdict():
+    ds = result(verdict=np.array([[0, 1, np.nan], [2, 0, 7]], dtype=np.float64))
+    assert [r["verdict"] for r in report.rows(ds)] == ["ok", "violation", "unknown", "not_applicable", "ok",
+                                                        "unknown"]
+    assert report.summary(ds) == {"ok": 2, "violation": 1, "not_applicable": 1, "unknown": 2}
+
+
+def test_report_command_on_a_file_with_a_nan_verdict(tmp_path, capsys):
+    ds = result(verdict=np.array([[0, np.nan, 0], [0, 0, np.nan]], dtype=np.float64))
+    path = tmp_path / "nan.nc"
+    ds.to_netcdf(path, engine="h5netcdf")
+    assert main(["report", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "unknown" in out and "TOY" in out and "error" not in out
+    text = report.write_report([xr.open_dataset(path, engine="h5netcdf").load()], tmp_path / "out", "test").read_text()
+    assert "2 without a verdict" in text
+
+
+def test_figure_plots_against_eps_with_facets_log_axis_and_ci_bars():
+    ds = result(ci_high=np.array([[0.9, 0.5, np.nan], [0.8, 0.2, 0.05]]))
+    ds["exact"][0, 2] = 0.0  # a zero: drawn on the labelled floor of the log axis
+    fig = report.figure(ds)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 2  # one facet per sigma
+    assert [ax.get_title() for ax in axes] == ["sigma=0.5", "sigma=1"]
+    for ax in axes:
+        assert ax.get_yscale() == "log"
+        assert [t.get_text() for t in ax.get_xticklabels()] == ["0", "1", "3"]  # eps values, not indices
+        np.testing.assert_array_equal(ax.get_xticks(), [0.0, 1.0, 3.0])
+    assert fig.get_supxlabel() == "eps (nats)" and fig.get_supylabel() == "hockey-stick delta"
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("BBGG-T1.2" in t for t in legend)  # the winner, one for the whole grid
+    assert any("drawn on this floor" in t for t in legend) and any("open upper end" in t for t in legend)
+    # CI bars of facet sigma=1 run exactly from ci_low to ci_high; a ci_low of 0 from the dotted floor
+    (floor,) = [line.get_ydata()[0] for line in axes[1].get_lines() if line.get_linestyle() == ":"]
+    (container,) = axes[1].containers
+    segments = container.lines[2][0].get_segments()
+    spans = sorted((float(s[0, 1]), float(s[1, 1])) for s in segments)
+    low, high = ds["ci_low"].sel(sigma=1.0).values, ds["ci_high"].sel(sigma=1.0).values
+    expected = sorted(zip(np.where(low > 0, low, floor), high, strict=True))
+    assert (low == 0).any()
+    np.testing.assert_allclose(spans, expected, rtol=1e-12)
+    # the open upper end of facet sigma=0.5 is an arrow from ci_low to the top of the axis
+    arrows = [c for c in axes[0].get_children() if isinstance(c, matplotlib.text.Annotation)]
+    start = float(ds["ci_low"][0, 2])
+    assert len(arrows) == 1 and arrows[0].xyann[1] == pytest.approx(start if start > 0 else floor)
+    assert arrows[0].xy[1] == pytest.approx(axes[0].get_ylim()[1])
+    matplotlib.pyplot.close(fig)
+
+
+def test_figure_names_each_facets_winners_and_colours_extra_coordinates():
+    base = result()
+    ds = xr.concat([base, base.assign(bound=base["bound"] * 0.9)], dim=xr.DataArray(["a", "b"], dims="kind"))
+    ds = ds.expand_dims(strength=[0.1, 0.2]).transpose("kind", "sigma", "strength", "eps")
+    ds["bound_theorem"] = ds["bound_theorem"].copy(data=np.where(ds["eps"] > 0.5, "POST", "BBGG-T1.2")
+                                                   * np.ones(ds["bound"].shape, dtype=object))
+    fig = report.figure(ds)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == 4  # rows: kind, columns: sigma; strength is a colour
+    assert all(ax.get_title().endswith("best: BBGG-T1.2, POST") for ax in axes)
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "strength=0.1" in legend and "strength=0.2" in legend
+    matplotlib.pyplot.close(fig)
+
+
+def test_markdown_has_tightness_and_a_compact_table():
+    ds = result(tightness=np.array([[0.5, 0.25, np.nan], [1.0, 0.75, 0.6]]))
+    text = report.markdown(ds, "toy.png")
+    tight = np.array([0.5, 0.25, 1.0, 0.75, 0.6])
+    assert (f"Tightness exact / bound: min {report._fmt(tight.min())}, median {report._fmt(float(np.median(tight)))}, "
+            f"max {report._fmt(tight.max())} over 5 points") in text
+    assert "THEORY: `STD-GaussHS`" in text and "![TOY](toy.png)" in text
+    compact = [line for line in text.splitlines() if line.startswith("| 0.5 |") or line.startswith("| 1.0 |")]
+    assert len(compact) == 2
+    for line, tight_row in zip(compact, ([0.25, 0.5], [0.6, 1.0]), strict=True):
+        cells = [c.strip() for c in line.strip("|").split("|")]
+        assert cells[1:5] == ["3", "3", "0", "0"] and cells[5] == "BBGG-T1.2"
+        assert cells[6] == f"{report._fmt(tight_row[0])} – {report._fmt(tight_row[1])}"
+    without = report.markdown(result(), None)
+    line = next(line for line in without.splitlines() if line.startswith("| 1.0 |"))
+    ratio = (result()["exact"] / result()["bound"]).sel(sigma=1.0).values
+    assert line.strip("|").split("|")[6].strip() == report._fmt(float(ratio.max()))
+
+
+def test_report_covers_every_result_file_in_the_folder(tmp_path):
+    out = tmp_path / "validation"
+    out.mkdir()
+    result("OLD").assign_attrs(command="markovdp validate OLD").to_netcdf(out / "OLD.nc", engine="h5netcdf")
+    xr.Dataset({"x": ("i", [1.0])}).to_netcdf(out / "stranger.nc", engine="h5netcdf")
+    text = report.write_report([result("NEW")], out, "markovdp validate NEW").read_text()
+    assert "## NEW" in text and "## OLD" in text
+    assert text.index("## NEW") < text.index("## OLD")
+    assert "From an earlier run: `OLD.nc`, command `markovdp validate OLD`" in text
+    assert "`stranger.nc`: not a markovdp result" in text
+    assert "1 from this run, 1 from earlier runs" in text
+    assert (out / "NEW.png").stat().st_size > 10_000 and (out / "OLD.png").stat().st_size > 10_000
+
+
+def test_a_sweep_without_eps_is_plotted_against_its_first_swept_number(tmp_path):
+    with open_executor("synchronous") as executor:
+        ds = run_sweep(get_scenario("AAC-phi"), samples=100, seed=3, quick=True, executor=executor)
+    assert ds.sizes["param"] == 1 and "eps" not in ds.dims
+    assert report.x_dim(ds) == "n"
+    fig = report.figure(ds)
+    axes = [ax for ax in fig.axes if ax.get_visible()]
+    assert len(axes) == ds.sizes["channel"] * ds.sizes["pair"]
+    assert fig.get_supxlabel() == ds["n"].attrs.get("long_name", "n")
+    assert fig.get_supylabel().startswith(("KL", "value"))
+    assert "param=1" in fig.get_suptitle()
+    matplotlib.pyplot.close(fig)
+    path = report.write_report([ds], tmp_path, "test")
+    assert "## AAC-phi" in path.read_text() and (tmp_path / "AAC-phi.png").exists()
+
+
+def test_a_single_point_and_an_all_nan_dataset_still_plot(tmp_path):
+    one = result(sigma=(1.0,), eps=(1.0,))
+    empty = result(bound=np.full((2, 3), np.nan), exact=np.full((2, 3), np.nan),
+                   estimate=np.full((2, 3), np.nan), ci_low=np.full((2, 3), np.nan), ci_high=np.full((2, 3), np.nan))
+    for ds in (one, empty):
+        assert report.plot(ds, tmp_path / "x.png").stat().st_size > 5_000
+    assert math.isnan(report.rows(empty)[0]["bound"])
+
+
+def test_a_categorical_parameter_is_labelled_by_its_values_not_an_index():
+    ds = result(eps=(1.0,)).assign_coords(sigma=["wide", "narrow"])
+    assert report.x_dim(ds) == "sigma"
+    fig = report.figure(ds)
+    assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["wide", "narrow"]
+    assert "eps=1" in fig.get_suptitle()
+    matplotlib.pyplot.close(fig)
