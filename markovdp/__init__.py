@@ -1,6 +1,6 @@
 """markovdp: privacy amplification by Markov post-processing — describe, certify, compute, simulate.
 
-THEORY.md IDs are cited throughout (e.g. BBGG-T1.3, AAC-phi, STD-GaussHS).
+THEORY IDs (docs/theory.md) are cited throughout (e.g. BBGG-T1.3, AAC-phi, STD-GaussHS).
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -1,7 +1,7 @@
 """Independent computations that formulas are checked against — never the code under test.
 
 Finite cases: brute force over every event (subset of outcomes), straight from the definitions in
-THEORY.md (Notation). Continuous cases: mpmath quadrature at >= 30 digits (section below).
+docs/theory.md (Notation). Continuous cases: mpmath quadrature at >= 30 digits (section below).
 """
 
 from __future__ import annotations
@@ -61,6 +61,36 @@ def ultra_mixing_bruteforce(matrix) -> float:
                 if matrix[xp, y] > 0:
                     worst = min(worst, matrix[x, y] / matrix[xp, y])
     return 1.0 - worst
+
+
+def black_box_worst_case_lp(matrix, eps0: float, delta0: float, eps: float) -> float:
+    """sup of E_{e^eps}(mu K || nu K) over every pair (mu, nu) of laws on K's inputs that is
+    (eps0, delta0)-indistinguishable both ways — the worst (eps0, delta0)-DP mechanism followed by K — from
+    the definitions alone (THEORY: Notation), without the canonical pair of STD-BlackBoxExact.
+
+    E_gamma(muK||nuK) = max over output events S of (muK)(S) − e^eps (nuK)(S), linear in (mu, nu); so for
+    each S a linear programme (scipy HiGHS, feasibility tolerances 1e-10) over mu, nu >= 0 of mass 1 with,
+    for every event E of the inputs, mu(E) <= e^eps0 nu(E) + delta0 and nu(E) <= e^eps0 mu(E) + delta0.
+    """
+    from scipy.optimize import linprog
+
+    K = np.asarray(matrix, float)
+    k, m = K.shape
+    g0, g = math.exp(eps0), math.exp(eps)
+    rows = []
+    for mask in events(k):
+        e = mask.astype(float)
+        rows += [np.concatenate([e, -g0 * e]), np.concatenate([-g0 * e, e])]
+    a_eq = np.array([[1.0] * k + [0.0] * k, [0.0] * k + [1.0] * k])
+    options = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+    best = 0.0
+    for mask in events(m):
+        w = K[:, mask].sum(axis=1)  # K[x](S) for every input x
+        res = linprog(-np.concatenate([w, -g * w]), A_ub=np.array(rows), b_ub=np.full(len(rows), delta0),
+                      A_eq=a_eq, b_eq=[1.0, 1.0], bounds=(0, None), method="highs", options=options)
+        assert res.status == 0, res.message
+        best = max(best, -res.fun)
+    return best
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -243,3 +273,74 @@ def kl_categorical_mp(p, q) -> float:
         if any(b == 0 for _, b in pairs):
             return math.inf
         return float(mp.fsum(a * mp.log(a / b) for a, b in pairs))
+
+
+# ---------------------------------------------------------------------------------------------------
+# Robustness oracles (tests/test_robustness.py): exact derivations evaluated in mpmath at >= 50 digits,
+# with the working precision raised by the number of digits that the textbook forms cancel.
+# ---------------------------------------------------------------------------------------------------
+
+def mp_gauss_hockey_stick_textbook(ratio, eps, digits: int = 50):
+    """STD-GaussHS in its textbook form Phi(a) − e^eps Phi(b), a, b = ±ratio/2 − eps/ratio, as mpmath
+    numbers at ``digits`` + log10(1 + eps + ratio²) + 10 digits (the form cancels about that many), written
+    Phi(a) (−expm1(eps + log Phi(b) − log Phi(a))). Returns (value, Phi(a), e^eps Phi(b), phi(a)) as floats
+    of the value and mpmath numbers of the rest (for the caller's error model)."""
+    extra = int(mp.log10(1 + mp.mpf(eps) + mp.mpf(ratio) ** 2)) + 10
+    with mp.workdps(digits + extra):
+        r, e = mp.mpf(ratio), mp.mpf(eps)
+        a, b = r / 2 - e / r, -r / 2 - e / r
+        phi_a, log_b = mp.ncdf(a), mp.log(mp.ncdf(b))
+        value = phi_a * -mp.expm1(e + log_b - mp.log(phi_a))
+        return float(value), phi_a, mp.exp(e + log_b), mp.npdf(a)
+
+
+def mp_randomized_response_rows(k: int, eps0, digits: int = 60):
+    """Rows 0 and 1 of k-ary randomized response as mpmath numbers: e^eps0/(e^eps0 + k − 1) on the
+    diagonal, 1/(e^eps0 + k − 1) elsewhere (THEORY: SRP-D), at ``digits`` digits (no underflow)."""
+    with mp.workdps(digits):
+        g = mp.exp(mp.mpf(eps0))
+        diag, off = g / (g + k - 1), 1 / (g + k - 1)
+        row0 = [diag] + [off] * (k - 1)
+        row1 = [off, diag] + [off] * (k - 2)
+        return row0, row1
+
+
+def mp_hockey_stick_atoms(p, q, eps, digits: int = 60) -> float:
+    """E_{e^eps}(p||q) = Σ_i [p_i − e^eps q_i]_+ over mpmath atoms (THEORY: Notation); a term within
+    rounding of the working precision (relative 10^(10 − digits)) counts as 0 (p_i = e^eps q_i exactly)."""
+    with mp.workdps(digits):
+        g, noise = mp.exp(mp.mpf(eps)), mp.mpf(10) ** (10 - digits)
+        return float(mp.fsum(max(a - g * b, 0) for a, b in zip(p, q, strict=True)
+                             if abs(a - g * b) > noise * (a + g * b)))
+
+
+def mp_renyi_atoms(p, q, alpha, digits: int = 60) -> float:
+    """R_alpha(p||q) = log Σ p^alpha q^(1−alpha)/(alpha − 1) over mpmath atoms; alpha = inf: log max p/q."""
+    with mp.workdps(digits):
+        if alpha == math.inf:
+            return float(max(mp.log(a / b) for a, b in zip(p, q, strict=True)))
+        al = mp.mpf(alpha)
+        return float(mp.log(mp.fsum(a**al * b ** (1 - al) for a, b in zip(p, q, strict=True))) / (al - 1))
+
+
+def mp_hockey_stick_normals(m1, s1, m2, s2, eps, digits: int = 50) -> float:
+    """E_{e^eps}(N(m1, s1²) || N(m2, s2²)) on R, s1 != s2: the privacy loss L(x) is the quadratic
+    A x² + B x + C' in x (THEORY: Notation), so {L > eps} has its ends at the real roots of A x² + B x + C,
+    found here in mpmath (`polyroots`); then mpmath quadrature of p − e^eps q over that set."""
+    with mp.workdps(digits):
+        m1, s1, m2, s2, eps = (mp.mpf(v) for v in (m1, s1, m2, s2, eps))
+        A = 1 / (2 * s2**2) - 1 / (2 * s1**2)
+        B = m1 / s1**2 - m2 / s2**2
+        C = m2**2 / (2 * s2**2) - m1**2 / (2 * s1**2) + mp.log(s2 / s1) - eps
+        g = mp.exp(eps)
+
+        def f(x):
+            return mp.npdf(x, m1, s1) - g * mp.npdf(x, m2, s2)
+
+        disc = B**2 - 4 * A * C
+        if disc <= 0:
+            return 0.0
+        lo, hi = sorted(mp.re(r) for r in mp.polyroots([A, B, C], maxsteps=200, extraprec=2 * digits))
+        if A < 0:  # s1 < s2: the set is (lo, hi)
+            return float(max(mp.quad(f, [lo, (lo + hi) / 2, hi]), 0))
+        return float(max(mp.quad(f, [mp.ninf, lo]) + mp.quad(f, [hi, mp.inf]), 0))

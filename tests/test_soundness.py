@@ -58,7 +58,13 @@ def test_bbgg_t1_is_sound_for_declared_dp_through_its_witness(eps0, delta0, matr
     """Every bound for DeclaredDP(eps0, delta0) >> K must hold for the four-point witness (STD-DominatingPair)."""
     declared = md.DeclaredDP(eps0, delta0)
     kernel = md.FiniteKernel(matrix)
-    exact = md.privacy_profile(declared.witness() >> kernel, eps)
+    try:
+        exact = md.privacy_profile(declared.witness() >> kernel, eps)
+    except NotImplementedError as exc:
+        # a subnormal delta0, or delta0 * K[x, y] underflowing: refused (log-ratios or the support would be
+        # wrong), never silently wrong
+        assert ("underflows" in str(exc) or "smallest normal double" in str(exc)) and 0 < delta0 < 1e-290, exc
+        return
     for rule, cand in md.certify(declared >> kernel).candidates.items():
         if isinstance(cand, Bound):
             assert_sound(exact, cand.delta(eps), rule)

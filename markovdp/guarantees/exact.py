@@ -8,8 +8,6 @@ Where no exact pairs are known the mechanism's NotImplementedError names it.
 
 from __future__ import annotations
 
-import math
-from functools import singledispatch
 from typing import Any
 
 import numpy as np
@@ -17,12 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_eps, check_order, check_probability
 from ..mechanisms.base import Mechanism
-from ..pairs import PairSet, RowPairs, pairs_argmax, pairs_hockey_stick, pairs_renyi
-from .coefficients import ldp_epsilon
-from .types import invert_profile
-
-#: The most ulps `privacy_epsilon` walks up from R_inf to reach an eps with a profile of exactly 0.
-_PURE_NUDGES = 64
+from ..pairs import PairSet, RowPairs, pairs_argmax, pairs_epsilon, pairs_hockey_stick, pairs_renyi
 
 
 def _check_subject(subject: Any) -> Mechanism:
@@ -73,31 +66,6 @@ def privacy_epsilon(mechanism: Mechanism, delta: float) -> float:
     """
     pairs = exact_pairs(mechanism, "privacy profile")
     return float(pairs_epsilon(pairs, float(check_probability("delta", delta))))
-
-
-@singledispatch
-def pairs_epsilon(pairs: PairSet, delta: float) -> float:
-    """The smallest eps with max over pairs of E_{e^eps} <= delta; a kind of pair set may register a closed form."""
-
-    def profile(e: float) -> float:
-        return float(pairs_hockey_stick(pairs, np.array([e]))[0])
-
-    if delta == 0.0:
-        # Read it from the exact R_inf, never from a profile that merely underflowed to 0 (Gaussian: inf).
-        eps = max(float(pairs_renyi(pairs, np.array([math.inf]))[0]), 0.0)
-        for _ in range(_PURE_NUDGES):
-            if not math.isfinite(eps) or profile(eps) <= 0.0:
-                return eps
-            eps = float(np.nextafter(eps, math.inf))
-        return invert_profile(profile, 0.0)
-    return invert_profile(profile, delta)
-
-
-@pairs_epsilon.register
-def _rows_epsilon(pairs: RowPairs, delta: float) -> float:
-    if pairs.all_pairs:  # AAC-T1 through the numba coefficient
-        return ldp_epsilon(pairs.matrix, delta)
-    return pairs_epsilon.dispatch(PairSet)(pairs, delta)
 
 
 def renyi_profile(mechanism: Mechanism, alpha: ArrayLike) -> float | NDArray[np.float64]:
