@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import abc
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -154,6 +155,10 @@ class PostProcessed(Mechanism):
 
     def dominating_pairs(self) -> PairSet:
         """The mechanism's pairs pushed through the kernel, where the kernel says that stays exact."""
+        return self._pushed_pairs
+
+    @cached_property
+    def _pushed_pairs(self) -> PairSet:  # a frozen pipeline: push once (a failure is not cached)
         return push_pairs(self.kernel, self.mechanism.dominating_pairs())
 
     @property

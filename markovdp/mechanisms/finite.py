@@ -59,6 +59,10 @@ class MatrixMechanism(Mechanism):
 
         Raises NotImplementedError where a row holds a subnormal probability (`RowPairs`).
         """
+        return self._row_pairs
+
+    @cached_property
+    def _row_pairs(self) -> RowPairs:  # the mechanism is frozen: build (and validate) the pairs once
         k = self.matrix.shape[0]
         return RowPairs(self.matrix, neighbour_pairs(self.neighbours, k), isinstance(self.neighbours, AllPairs))
 
@@ -154,6 +158,10 @@ class RandomizedResponse(MatrixMechanism):
 
     def dominating_pairs(self) -> RandomizedResponsePairs:
         """Every ordered pair of rows, with the closed-form profile, RDP curve and inverse."""
+        return self._rr_pairs
+
+    @cached_property
+    def _rr_pairs(self) -> RandomizedResponsePairs:
         return RandomizedResponsePairs(self.matrix, neighbour_pairs(AllPairs(), self.k), True, k=self.k,
                                        eps0=self.eps)
 
