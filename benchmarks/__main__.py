@@ -96,7 +96,9 @@ def bench_dobrushin() -> None:
             print(f"{k:>5} {eps:>4g} {t_np:>9.4f} {t_1:>14.5f} {t_nb:>10.5f} "
                   f"{t_np / t_1:>10.1f} {t_np / t_nb:>8.1f} {diff:>9.1e}{flag}")
     print("  (numba: the public call; threads only for k(k-1)/2 * m >= 2**25 and from the main thread.\n"
-          "   numba 1 thr: the same call from a worker thread: the serial kernel, as in dask workers)")
+          "   numba 1 thr: the same call from a worker thread: the serial kernel, as in dask workers.\n"
+          "   Rows i in L2-sized tiles (TILE_BYTES), each row j streamed once per tile: at k = m = 3000\n"
+          "   one pass 6.9-7.6 s -> 2.6-3.2 s (2 threads), values bit-identical to the row-by-row kernel)")
 
 
 # ------------------------------------------------------------------------------------------- sampling
@@ -309,7 +311,7 @@ def bench_renyi_all_pairs() -> None:
         t_prof, _ = best_of(lambda: md.renyi_profile(md.FiniteMechanism(matrix), alpha), 1)  # noqa: B023
         diff = float(np.max(np.abs(v_prod - v_rows) / v_rows))
         print(f"{k:>5} {t_rows:>9.3f} {t_prod:>10.4f} {t_rows / t_prod:>7.0f} {t_prof:>16.3f} {diff:>13.1e}")
-    print("  (renyi_profile: the public call; it is as fast as the product once pairs._rows_renyi uses it)")
+    print("  (renyi_profile: the public call, through the same product)")
 
 
 # ------------------------------------------------------------------------------------ ldp_epsilon, large k
@@ -317,7 +319,7 @@ def bench_renyi_all_pairs() -> None:
 
 def bench_ldp_epsilon() -> None:
     """privacy_epsilon of a k = 3000 local-DP mechanism (AAC-T1 via the numba ldp_epsilon): delta = 0 is the
-    closed form; delta > 0 prunes pairs (seed pairs, a pass at their eps, the candidates alone, a check
+    closed form; delta > 0 prunes pairs (seed pairs, one pass at their eps, then candidate rows only — no check
     pass), against one all-pairs coefficient pass (root finding on all pairs takes ~10-40 of them)."""
     import markovdp as md
     from markovdp.guarantees.coefficients import dobrushin

@@ -15,6 +15,7 @@ import xarray as xr
 
 import markovdp as md
 from markovdp.guarantees.types import Bound
+from markovdp.sweeps import atomic_write
 from markovdp.validation.catalogue import kernel_family
 
 THEOREMS = ("POST", "BBGG-T1.1", "BBGG-T1.2", "BBGG-T1.3", "BBGG-T1.4")
@@ -55,10 +56,8 @@ def main() -> None:
     args = parser.parse_args()
     ds = amplification_curves()
     sound = bool((ds["exact"] <= ds["bound"].min("theorem") * (1 + 1e-9) + 1e-12).all())
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = args.out.with_suffix(".tmp")
-    ds.to_netcdf(tmp, engine="h5netcdf")
-    tmp.replace(args.out)
+    with atomic_write(args.out) as tmp:
+        ds.to_netcdf(tmp, engine="h5netcdf")
     print(f"wrote {args.out}: every bound sound: {sound}")
 
 

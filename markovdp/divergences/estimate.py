@@ -33,7 +33,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from .._validation import check_eps, check_int, check_order, check_range, fail
 
@@ -515,10 +514,12 @@ def _log_power_sum(p: NDArray[np.float64], q: NDArray[np.float64], alpha: NDArra
 
     Cells with p_y = 0 contribute 0 (alpha > 1); p_y > 0 = q_y gives +inf.
     """
+    from scipy.special import logsumexp  # imported where used: `import markovdp` stays light
+
     with np.errstate(invalid="ignore"):
         terms = np.where(p > 0, alpha * _log(np.where(p > 0, p, 1.0)) + (1.0 - alpha) * _log(q), -np.inf)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return special.logsumexp(terms, axis=-1)
+        return logsumexp(terms, axis=-1)
 
 
 def _log_max_ratio(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.float64]:

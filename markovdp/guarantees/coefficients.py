@@ -14,7 +14,6 @@ import threading
 from typing import Any
 
 import numpy as np
-from numba import njit, prange
 from numpy.typing import NDArray
 
 from .._validation import check_eps, check_probability, check_stochastic_matrix, fail
@@ -31,91 +30,8 @@ _DINF_EPS = 746.0
 # on a loaded machine a launch can wait a scheduler time slice (best of 10 at k = 100: 4 ms vs 0.13 ms).
 _PARALLEL_MIN_WORK = 2**25
 
+# How the kernels (numba, in `_coefficient_kernels`, imported where used) apply gamma = e^eps.
 _MODE_GAMMA, _MODE_SPLIT, _MODE_DINF = 0, 1, 2
-
-
-# --------------------------------------------------------------------------------------------- kernels
-# Pure array functions (DESIGN §9). Inputs are validated, finite, C-contiguous float64; `fastmath={"reassoc"}`
-# only lets LLVM reorder the sums into SIMD lanes (no NaN/inf assumptions; measured 4x faster than without at
-# k = 1000, same value to 1e-16). Inner loops are branch-free (`max`, a select): an `if` blocks vectorisation.
-
-
-@njit(cache=True, fastmath={"reassoc"})
-def _row_gamma(P: np.ndarray, gamma: float, i: int) -> float:
-    """max over j > i of E_gamma(P[i]||P[j]) and E_gamma(P[j]||P[i]), both in one pass over y."""
-    k, m = P.shape
-    best = 0.0
-    for j in range(i + 1, k):
-        s_ij = 0.0
-        s_ji = 0.0
-        for y in range(m):
-            a = P[i, y]
-            b = P[j, y]
-            s_ij += max(a - gamma * b, 0.0)
-            s_ji += max(b - gamma * a, 0.0)
-        best = max(best, max(s_ij, s_ji))
-    return best
-
-
-@njit(cache=True)  # no reassoc: it would fold half * (half * b) into (half * half) * b = inf * b
-def _row_split(P: np.ndarray, half: float, i: int) -> float:
-    """As `_row_gamma`, gamma = half**2 applied as half * (half * b): e^eps overflows, e^(eps/2) not."""
-    k, m = P.shape
-    best = 0.0
-    for j in range(i + 1, k):
-        s_ij = 0.0
-        s_ji = 0.0
-        for y in range(m):
-            a = P[i, y]
-            b = P[j, y]
-            s_ij += max(a - half * (half * b), 0.0)
-            s_ji += max(b - half * (half * a), 0.0)
-        best = max(best, max(s_ij, s_ji))
-    return best
-
-
-@njit(cache=True, fastmath={"reassoc"})
-def _row_dinf(P: np.ndarray, i: int) -> float:
-    """max over j > i of D_inf both ways: the mass of one row where the other is zero."""
-    k, m = P.shape
-    best = 0.0
-    for j in range(i + 1, k):
-        s_ij = 0.0
-        s_ji = 0.0
-        for y in range(m):
-            a = P[i, y]
-            b = P[j, y]
-            s_ij += a if b == 0.0 else 0.0
-            s_ji += b if a == 0.0 else 0.0
-        best = max(best, max(s_ij, s_ji))
-    return best
-
-
-@njit(cache=True)
-def _row(P: np.ndarray, mode: int, value: float, i: int) -> float:
-    if mode == _MODE_GAMMA:
-        return _row_gamma(P, value, i)
-    if mode == _MODE_SPLIT:
-        return _row_split(P, value, i)
-    return _row_dinf(P, i)
-
-
-@njit(cache=True)
-def _coefficient_rows(P: np.ndarray, mode: int, value: float, out: np.ndarray) -> None:
-    """out[i] = max_{j > i} max(E(P[i]||P[j]), E(P[j]||P[i])); the coefficient is out.max()."""
-    for i in range(P.shape[0]):
-        out[i] = _row(P, mode, value, i)
-
-
-@njit(cache=True, parallel=True)
-def _coefficient_rows_parallel(P: np.ndarray, mode: int, value: float, out: np.ndarray) -> None:
-    """`_coefficient_rows` over threads. Row i costs k - 1 - i pairs, so each task takes rows t and
-    k - 1 - t (equal work); each row writes only its own slot, so the result is bit-identical to serial."""
-    k = P.shape[0]
-    for t in prange((k + 1) // 2):
-        out[t] = _row(P, mode, value, t)
-        if k - 1 - t != t:
-            out[k - 1 - t] = _row(P, mode, value, k - 1 - t)
 
 
 # --------------------------------------------------------------------------------------------- helpers
@@ -166,22 +82,32 @@ def _coefficient(P: NDArray[np.float64], eps: float) -> float:
     """sup_{x != x'} E_{e^eps}(P[x]||P[x']) on a validated matrix, clipped into [0, 1]."""
     if P.shape[0] < 2:
         return 0.0
-    return min(max(float(_row_maxima(P, eps).max()), 0.0), 1.0)
+    return min(max(float(_row_maxima(P, eps)[0].max()), 0.0), 1.0)
 
 
-def _row_maxima(P: NDArray[np.float64], eps: float) -> NDArray[np.float64]:
-    """out[i] = max_{j > i} max(E(P[i]||P[j]), E(P[j]||P[i])) at gamma = e^eps (k >= 2 rows)."""
-    k = P.shape[0]
+def _row_maxima(P: NDArray[np.float64], eps: float, tile: int | None = None,
+                rows: NDArray[np.int64] | None = None) -> tuple[NDArray[np.float64], NDArray[np.int64]]:
+    """out[r] = max_{j > i} max(E(P[i]||P[j]), E(P[j]||P[i])) at gamma = e^eps for i = rows[r] (default: all
+    k >= 2 rows; ascending), and the first j attaining it (-1 for the last row). Rows in tiles of `tile`
+    (default: as many as fill the kernels' TILE_BYTES)."""
+    from . import _coefficient_kernels as kernels  # here, not at import: numba costs ~0.3 s to import
+
+    k, m = P.shape
     mode, value = _gamma_mode(eps)
-    out = np.empty(k, dtype=np.float64)
+    if rows is None:
+        rows = np.arange(k, dtype=np.int64)
+    if tile is None:
+        tile = max(1, min(k, kernels.TILE_BYTES // (8 * m)))
+    out = np.empty(rows.size, dtype=np.float64)
+    partner = np.empty(rows.size, dtype=np.int64)
     # Threads only from the main thread: inside dask workers the cores are already busy, and numba's
     # fallback threading layer (workqueue) aborts on concurrent launches from several threads.
-    work = k * (k - 1) // 2 * P.shape[1]
+    work = rows.size * (k - 1) // 2 * m
     if work >= _PARALLEL_MIN_WORK and threading.current_thread() is threading.main_thread():
-        _coefficient_rows_parallel(P, mode, value, out)
+        kernels.coefficient_rows_parallel(P, mode, value, rows, tile, out, partner)
     else:
-        _coefficient_rows(P, mode, value, out)
-    return out
+        kernels.coefficient_rows(P, mode, value, rows, tile, out, partner)
+    return out, partner
 
 
 def _pure_ldp_epsilon(P: NDArray[np.float64]) -> float:
@@ -365,44 +291,25 @@ def _root_epsilon(P: NDArray[np.float64], d: float) -> float:
 # ldp_epsilon = max over pairs {x, x'} of eps_xx' (each pair's own smallest eps with E <= delta both ways).
 # Root finding pays one all-pairs pass per step (k = 3000: seconds each). Instead: lo = the largest eps_xx'
 # of a few seed pairs (a lower bound, attained); one pass at lo; only pairs with E(lo) > delta can have
-# eps_xx' > lo, so their own eps (two-row root finding, O(m) per step) and lo give the answer; a last pass
-# checks dobrushin(K, answer) <= delta in the kernels' own arithmetic (else root finding decides).
+# eps_xx' > lo, so their own eps (two-row root finding, O(m) per step) and lo give the answer. Too many such
+# pairs: lo rises to the eps of the pairs with the largest E(lo), and the pass is repeated over the rows that
+# still hold one (the others stay below delta: E is non-increasing in eps). No check pass: every
+# pair value is one fixed sequence of roundings, non-increasing in gamma, so E(lo) <= delta in the pass gives
+# E(eps) <= delta at every eps >= lo with the same mode and a gamma at least as large; the candidates are
+# re-evaluated in place at eps. Only when that does not hold does a last pass check (else root finding).
 
 #: From this many rows on, ldp_epsilon (delta > 0) prunes pairs instead of root finding on all of them.
 _PRUNE_MIN_ROWS = 256
-#: Seed pairs: the rows of the largest and smallest entry of this many columns with the largest log-ratio.
-_PRUNE_SEEDS = 8
-#: Rounds (one pass each) that raise lo while more than _PRUNE_MAX_PAIRS pairs remain candidates.
+#: Seed pairs: the rows of the largest and smallest entry of this many columns with the largest log-ratio
+#: (pair eps ~1 ms each; at k = 3000, 8 seeds left 1070-2727 candidate rows after the first pass, 32 seeds
+#: put lo within 0.5 of the answer).
+_PRUNE_SEEDS = 32
+#: Rounds that raise lo while more than _PRUNE_MAX_PAIRS pairs remain candidates: the first is a pass over all
+#: rows, each later one a pass over the rows still holding a candidate; each raise uses the _PRUNE_RAISE pairs
+#: with the largest E(lo) (pair eps costs ~1 ms at m = 3000, a pass seconds).
 _PRUNE_ROUNDS = 4
+_PRUNE_RAISE = 32
 _PRUNE_MAX_PAIRS = 256
-#: Candidates are selected with this relative margin below delta (their arithmetic differs from the pass).
-_PRUNE_MARGIN = 1e-9
-
-
-@njit(cache=True)
-def _pairs_above(P: np.ndarray, mode: int, value: float, i: int, level: float, out: np.ndarray) -> int:
-    """Write into `out` the j > i with max(E(P[i]||P[j]), E(P[j]||P[i])) > level; return how many."""
-    k, m = P.shape
-    count = 0
-    for j in range(i + 1, k):
-        s_ij = 0.0
-        s_ji = 0.0
-        for y in range(m):
-            a = P[i, y]
-            b = P[j, y]
-            if mode == _MODE_DINF:
-                s_ij += a if b == 0.0 else 0.0
-                s_ji += b if a == 0.0 else 0.0
-            elif mode == _MODE_SPLIT:
-                s_ij += max(a - value * (value * b), 0.0)
-                s_ji += max(b - value * (value * a), 0.0)
-            else:
-                s_ij += max(a - value * b, 0.0)
-                s_ji += max(b - value * a, 0.0)
-        if max(s_ij, s_ji) > level:
-            out[count] = j
-            count += 1
-    return count
 
 
 def _pair_epsilon(P: NDArray[np.float64], i: int, j: int, d: float) -> float:
@@ -424,32 +331,64 @@ def _seed_pairs(P: NDArray[np.float64]) -> list[tuple[int, int]]:
     return sorted({(int(min(hi[y], lo[y])), int(max(hi[y], lo[y]))) for y in columns if hi[y] != lo[y]})
 
 
+def _pairs_above(P: NDArray[np.float64], eps: float, rows: NDArray[np.int64],
+                 d: float) -> list[tuple[int, int]] | None:
+    """The pairs (i, j > i), i in `rows` (ascending, at most _PRUNE_MAX_PAIRS), with E(eps) > d in the pass's
+    arithmetic; None if there are more than _PRUNE_MAX_PAIRS."""
+    from . import _coefficient_kernels as kernels
+
+    k, m = P.shape
+    mode, value = _gamma_mode(eps)
+    tile = max(1, kernels.TILE_BYTES // (8 * m))
+    values = np.empty((rows.size, k), dtype=np.float64)
+    if rows.size:
+        work = rows.size * (k - 1) // 2 * m
+        if work >= _PARALLEL_MIN_WORK and threading.current_thread() is threading.main_thread():
+            kernels.pair_values_parallel(P, mode, value, rows, tile, values)
+        else:
+            kernels.pair_values(P, mode, value, rows, tile, values)
+    r, j = np.nonzero(values > d)
+    if r.size > _PRUNE_MAX_PAIRS:
+        return None
+    return list(zip(rows[r].tolist(), j.tolist(), strict=True))
+
+
+def _certified(P: NDArray[np.float64], levels: list[float], eps: float, pairs: list[tuple[int, int]],
+               d: float) -> bool:
+    """dobrushin(P, eps) <= d, given passes at `levels` (each <= eps) that left E <= d off `pairs`."""
+    from . import _coefficient_kernels as kernels
+
+    mode, value = _gamma_mode(eps)
+    if any(_gamma_mode(lo)[0] != mode or _gamma_mode(lo)[1] > value for lo in levels):
+        return _coefficient(P, eps) <= d  # the monotone argument does not apply: check with a full pass
+    return all(kernels.pair_value(P, mode, value, i, j) <= d for i, j in pairs)
+
+
 def _pruned_epsilon(P: NDArray[np.float64], d: float) -> float | None:
-    """ldp_epsilon(P, d) for d > 0 with one or a few all-pairs passes, or None (then root finding)."""
+    """ldp_epsilon(P, d) for d > 0 with one all-pairs pass and passes over ever fewer rows, or None (then
+    root finding)."""
     seeds = _seed_pairs(P)
     if not seeds:
         return None
     lo = max(_pair_epsilon(P, i, j, d) for i, j in seeds)
-    level = d * (1.0 - _PRUNE_MARGIN)
+    levels: list[float] = []
+    rows = None  # all rows
     for _ in range(_PRUNE_ROUNDS):
         if not math.isfinite(lo):
             return None
-        maxima = _row_maxima(P, lo)
-        if maxima.max() <= d:  # every pair has eps <= lo, and a seed attains lo
-            return lo
-        mode, value = _gamma_mode(lo)
-        found = np.empty(P.shape[0], dtype=np.int64)
-        candidates: list[tuple[int, int]] = []
-        for i in np.flatnonzero(maxima > level):  # rows holding a pair with E(lo) > delta
-            count = _pairs_above(P, mode, value, int(i), level, found)
-            candidates.extend((int(i), int(j)) for j in found[:count])
-            if len(candidates) > _PRUNE_MAX_PAIRS:
-                break
-        if len(candidates) > _PRUNE_MAX_PAIRS:  # too many: raise lo to the first candidates' eps, again
-            lo = max(lo, *(_pair_epsilon(P, i, j, d) for i, j in candidates[:_PRUNE_SEEDS]))
+        maxima, partner = _row_maxima(P, lo, rows=rows)
+        levels.append(lo)
+        keep = maxima > d  # only these rows hold a pair with E(lo) > delta (E is non-increasing in eps)
+        rows = (np.arange(P.shape[0]) if rows is None else rows)[keep]
+        maxima, partner = maxima[keep], partner[keep]
+        pairs = _pairs_above(P, lo, rows, d) if rows.size <= _PRUNE_MAX_PAIRS else None
+        if pairs is None:  # too many: raise lo to the eps of the pairs with the largest E(lo) (each > lo)
+            top = np.argsort(-maxima, kind="stable")[:_PRUNE_RAISE]
+            lo = max(lo, *(_pair_epsilon(P, int(rows[r]), int(partner[r]), d) for r in top))
             continue
-        eps = max([lo, *(_pair_epsilon(P, i, j, d) for i, j in candidates)])
-        return eps if math.isinf(eps) or _coefficient(P, eps) <= d else None
+        eps = max([lo, *(_pair_epsilon(P, i, j, d) for i, j in pairs)])
+        return eps if math.isinf(eps) or _certified(P, levels, eps, pairs, d) else None
     return None
+
 
 __all__ = ["dobrushin", "doeblin", "ldp_epsilon", "ultra_mixing"]

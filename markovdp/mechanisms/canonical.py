@@ -15,13 +15,11 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
-from scipy import special
 
 from .._validation import check_eps, fail, readonly
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel
 from ..pairs import PUSHES, Pair, PairSet, pairs_argmax, pairs_hockey_stick, pairs_renyi
-from . import _worst_case
 from .base import PostProcessed
 from .finite import FiniteMechanism
 
@@ -33,6 +31,8 @@ def canonical_rows(eps0: float, delta0: float) -> tuple[Array, Array]:
 
     a e^eps0 is computed as (1 − delta0) − a, a as (1 − delta0) expit(−eps0): no overflow of e^eps0.
     """
+    from scipy import special  # here, not at import: scipy.special costs ~0.2 s to import
+
     low = (1.0 - delta0) * float(special.expit(-eps0))
     high = (1.0 - delta0) - low
     return np.array([delta0, high, low, 0.0]), np.array([0.0, low, high, delta0])
@@ -141,6 +141,8 @@ def _push_canonical(kernel: FiniteKernel, pairs: CanonicalPairs) -> BlackBoxPair
 
 @pairs_hockey_stick.register
 def _black_box_hockey_stick(pairs: BlackBoxPairs, eps: Array) -> Array:
+    from . import _worst_case  # numba: imported where used
+
     return _worst_case.worst_case_hockey_stick(pairs.P, pairs.Q, pairs.matrix, eps)[0]
 
 
@@ -169,6 +171,8 @@ def _black_box_renyi(pairs: BlackBoxPairs, alpha: Array) -> Array:
 
 @pairs_argmax.register
 def _black_box_argmax(pairs: BlackBoxPairs, eps: float) -> int:
+    from . import _worst_case
+
     t = _worst_case.worst_case_hockey_stick(pairs.P, pairs.Q, pairs.matrix, np.array([eps]))[1][0]
     k = pairs.matrix.shape[0]
     return int(np.ravel_multi_index(tuple(t[list(pairs.free_points)]), (k,) * len(pairs.free_points)))

@@ -10,7 +10,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from .._random import RNGLike
 from .._validation import check_eps, check_int, check_stochastic_matrix, fail, readonly
@@ -235,7 +234,7 @@ def _rr_renyi(pairs: RandomizedResponsePairs, alpha: Array) -> Array:
             out[n] = math.log1p(s) / (a - 1.0)
         else:
             terms = [log_p + x, log_p - a * eps0, math.log(k - 2) + log_q if k > 2 else -math.inf]
-            out[n] = float(special.logsumexp(terms)) / (a - 1.0)
+            out[n] = float(np.logaddexp.reduce(terms)) / (a - 1.0)
     return out + 0.0
 
 

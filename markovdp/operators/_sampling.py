@@ -1,4 +1,7 @@
-"""numba kernels for finite kernels: inverse-CDF sampling (pure array functions, DESIGN §9)."""
+"""numba kernels for finite kernels: inverse-CDF sampling (pure array functions, DESIGN §9).
+
+Imported only inside `FiniteKernel`'s sampling methods, so ``import markovdp`` does not import numba.
+"""
 
 from __future__ import annotations
 

@@ -13,7 +13,6 @@ from .._validation import check_states, check_stochastic_matrix
 from ..distributions import Categorical, Distribution, PointMass
 from ..pairs import PUSHES, RowPairs
 from ..spaces import FiniteSpace
-from . import _sampling
 from .base import MERGES, MarkovOperator, require_compatible
 
 
@@ -41,6 +40,8 @@ class FiniteKernel(MarkovOperator):
     @cached_property
     def _sampling_tables(self) -> tuple[NDArray[np.float64], NDArray[np.int32] | None]:
         """Row CDFs (last entry pinned to 1) and, for many outputs, their guide table."""
+        from . import _sampling  # numba kernels: imported where used, not at import
+
         cdf = np.empty_like(self.matrix)
         _sampling.cumulative_rows(np.ascontiguousarray(self.matrix), cdf)
         if cdf.shape[1] <= _sampling.LINEAR_SCAN_MAX:
@@ -51,6 +52,8 @@ class FiniteKernel(MarkovOperator):
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.int64]:
         """y_i ~ Categorical(matrix[x_i]) by inverse CDF, one uniform per draw (compiled with numba)."""
+        from . import _sampling
+
         states = check_states("x", x, self.matrix.shape[0])
         out = np.empty(states.size, dtype=np.int64)
         cdf, guide = self._sampling_tables

@@ -6,7 +6,6 @@ import math
 import warnings
 
 import numpy as np
-from scipy import integrate, special
 
 from ...distributions import Normal
 from .registry import Array, NoRule, register
@@ -32,6 +31,8 @@ def _erfcx_drop(mid: Array, half: Array) -> Array:
     computed without cancellation, by 8-point Gauss–Legendre (for half <= 0.036, as at D/s < 0.1, the
     rule's error is below 1e-20 relative; the integrand itself loses at most 2t² ulps, 1.5e-13 at t = 27).
     """
+    from scipy import special
+
     t = mid[:, None] + half[:, None] * _GL_NODES
     return half * ((2.0 / math.sqrt(math.pi) - 2.0 * t * special.erfcx(t)) @ _GL_WEIGHTS)
 
@@ -50,6 +51,8 @@ def gauss_hockey_stick(ratio: float, eps: Array) -> Array:
     [0.1, 1e4]; beyond, the rounding of a (~1e-16 eps s/D) dominates (3e-12 at D/s = 1e6); below, the two
     terms agree to about D/s and `_small_ratio` takes their difference without cancellation.
     """
+    from scipy import special  # here, not at import: scipy.special costs ~0.2 s to import
+
     eps = np.asarray(eps, dtype=np.float64)
     out = np.zeros(eps.shape)
     if ratio == 0.0:
@@ -80,6 +83,8 @@ def _small_ratio(ratio: float, shift: Array, a: Array, w: Array, erfcx_b: Array)
     a >= 0: ``½ erf(a/√2) + ½ (1 − erfcx(−b/√2)) − ½ erfcx(−b/√2) expm1(−a²/2)``, three terms >= 0
     (Phi(a) = ½ + ½ erf(a/√2), and ``w erfcx(−b/√2) = e^eps Phi(b)``).
     """
+    from scipy import special
+
     values = np.empty(a.shape)
     neg = a < 0.0
     half = np.full(int(neg.sum()), ratio / 2.0 * _SQRT_HALF)
@@ -93,6 +98,8 @@ def _small_ratio(ratio: float, shift: Array, a: Array, w: Array, erfcx_b: Array)
 
 def _log_interval(lo: float, hi: float) -> float:
     """log(Phi(hi) − Phi(lo)) for lo <= hi, from the nearer tail (no 1 − 1e-17 cancellation)."""
+    from scipy import special
+
     if lo > 0.0:
         lo, hi = -hi, -lo  # Phi(hi) − Phi(lo) = Phi(−lo) − Phi(−hi)
     top, bottom = float(special.log_ndtr(hi)), float(special.log_ndtr(lo))
@@ -103,6 +110,8 @@ def _log_interval(lo: float, hi: float) -> float:
 
 def _log_outside(lo: float, hi: float) -> float:
     """log(Phi(lo) + 1 − Phi(hi)) for lo <= hi: the two tails."""
+    from scipy import special
+
     return float(np.logaddexp(special.log_ndtr(lo), special.log_ndtr(-hi)))
 
 
@@ -117,6 +126,8 @@ def gauss_hockey_stick_scales(dist: float, s1: float, s2: float, eps: float) -> 
     that cancels (E < 1e-3 mu(S), e.g. a narrow S) it is the integral over S of the positive
     ``phi(t) (−expm1(−c2 (t − t1)(t − t2)))`` instead, which keeps full relative accuracy.
     """
+    from scipy import integrate
+
     rho, d = s1 / s2, dist / s2
     rho2m1 = (s1 - s2) * (s1 + s2) / s2**2  # rho² − 1 without cancellation
     c2, c1, c0 = 0.5 * rho2m1, -rho * d, 0.5 * d * d - math.log(rho) - eps

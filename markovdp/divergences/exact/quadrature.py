@@ -13,7 +13,6 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from scipy import integrate, optimize
 
 from ...distributions import Distribution
 from ...spaces import RealSpace
@@ -65,6 +64,8 @@ class _Problem:
 
     def peak(self, h: Callable[[Array], Array], values: Array) -> tuple[float, float]:
         """(argmax, max) of the log-integrand h: grid argmax refined by bounded Brent between neighbours."""
+        from scipy import optimize
+
         i = int(np.argmax(values))
         x_best, c = float(self.grid[i]), float(values[i])
         lo, hi = self.grid[max(i - 1, 0)], self.grid[min(i + 1, self.grid.size - 1)]
@@ -105,6 +106,8 @@ class _Problem:
 
     def integrate(self, f: Callable[[float], float], pts: Array) -> tuple[float, float]:
         """Σ over consecutive pieces of quad(f); returns (value, error estimate)."""
+        from scipy import integrate  # here, not at import: scipy.integrate costs ~0.15 s to import
+
         total, error = 0.0, 0.0
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", integrate.IntegrationWarning)
@@ -129,6 +132,8 @@ def _rescaled(h: Callable[[Array], Array], c: float) -> Callable[[float], float]
 
 def _crossings(prob: _Problem, eps: float) -> list[float]:
     """Points where log p − log q = eps: sign changes on the scan grid, polished by brentq."""
+    from scipy import optimize
+
     s = prob.grid_loss - eps
     ok = np.isfinite(s)
     idx = np.flatnonzero(ok[:-1] & ok[1:] & (np.sign(s[:-1]) * np.sign(s[1:]) < 0))
@@ -239,6 +244,8 @@ def _quadrature_renyi(mu: Distribution, nu: Distribution, alpha: Array) -> Array
 
 def _numerical_ess_sup(prob: _Problem) -> float:
     """R_inf = sup_x log p/q on the scan grid, refined by bounded Brent; inf if it grows at the grid ends."""
+    from scipy import optimize
+
     loss = np.where(np.isnan(prob.grid_loss), -np.inf, prob.grid_loss)
     i = int(np.argmax(loss))
     if i in (0, loss.size - 1) or np.isposinf(loss[i]):
