@@ -38,6 +38,17 @@ def fail(name: str, allowed: str, value: Any, kind: type[Exception] = ValueError
 
 
 def _as_real_array(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    if type(value) is np.ndarray and value.dtype == np.float64:  # the common case: no kind checks to make
+        arr = value.copy()
+    else:
+        arr = _converted(name, value)
+    if np.isnan(arr).any():
+        raise fail(name, "a number, not NaN", arr[np.isnan(arr)][0])
+    return arr
+
+
+def _converted(name: str, value: ArrayLike) -> NDArray[np.float64]:
+    """`value` as a new float64 array, or the TypeError naming what kind it is instead."""
     if isinstance(value, (bool, np.bool_)):
         raise fail(name, "a real number", value, TypeError)
     try:
@@ -49,10 +60,7 @@ def _as_real_array(name: str, value: ArrayLike) -> NDArray[np.float64]:
         raise fail(name, "a real number or array", _shown_kind(value), TypeError)
     if np.iscomplexobj(arr):
         raise fail(name, "real", value, TypeError)
-    arr = arr.astype(np.float64)
-    if np.isnan(arr).any():
-        raise fail(name, "a number, not NaN", arr[np.isnan(arr)][0])
-    return arr
+    return arr.astype(np.float64)
 
 
 def check_range(

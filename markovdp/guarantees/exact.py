@@ -52,8 +52,8 @@ def privacy_profile(mechanism: Mechanism, eps: ArrayLike) -> float | NDArray[np.
     """
     pairs = exact_pairs(mechanism, "privacy profile")
     eps_arr = np.asarray(check_eps("eps", eps, allow_inf=True), dtype=np.float64)
-    values = pairs_hockey_stick(pairs, np.atleast_1d(eps_arr).ravel())
-    values = np.clip(values, 0.0, 1.0).reshape(eps_arr.shape) + 0.0  # + 0.0: never −0.0
+    values = np.clip(pairs_hockey_stick(pairs, eps_arr.reshape(-1)), 0.0, 1.0).reshape(eps_arr.shape)
+    values += 0.0  # never −0.0
     return float(values) if eps_arr.ndim == 0 else values
 
 

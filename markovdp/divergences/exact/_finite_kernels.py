@@ -57,6 +57,15 @@ def _group_by_bucket(bucket: np.ndarray, n_cuts: int, start: np.ndarray, by_buck
 
 
 @njit(cache=True)
+def _hockey_stick_with_cuts(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: np.ndarray,
+                            out: np.ndarray) -> None:
+    """`_hockey_stick_kernel` with its cuts built here: the sorted finite eps and eps + gap."""
+    finite = eps[eps < math.inf]
+    cuts = np.sort(np.concatenate((finite, finite + _SAFE_GAP)))
+    _hockey_stick_kernel(P, Q, index, eps, cuts, out)
+
+
+@njit(cache=True)
 def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: np.ndarray, cuts: np.ndarray,
                          out: np.ndarray) -> None:
     m = P.shape[1]

@@ -81,14 +81,12 @@ def _frozen(arr: NDArray[Any]) -> NDArray[Any]:
 
 
 def _hockey_stick(P: Array, Q: Array, index: NDArray[np.int64], eps: Array) -> Array:
-    """E_{e^eps}(P[i] || Q[k]) for each (i, k) of `index`: the sorted cuts here, the pass over y in numba."""
-    from ._finite_kernels import _hockey_stick_kernel  # here, not at import: numba costs ~0.3 s to import
+    """E_{e^eps}(P[i] || Q[k]) for each (i, k) of `index`: one pass over y in numba, cuts included."""
+    from ._finite_kernels import _hockey_stick_with_cuts  # here, not at import: numba costs ~0.3 s to import
 
     eps = np.array(eps, dtype=np.float64, ndmin=1)  # a fresh C array: one numba specialisation
-    finite = eps[eps < math.inf]
-    cuts = np.sort(np.concatenate([finite, finite + _SAFE_GAP]))
     out = np.empty((eps.size, index.shape[0]))
-    _hockey_stick_kernel(P, Q, index, eps, cuts, out)
+    _hockey_stick_with_cuts(P, Q, index, eps, out)
     return out
 
 
