@@ -96,8 +96,14 @@ class RowPairs(PairSet):
     exhaustive = True
 
     def __post_init__(self) -> None:
+        self._freeze()
+        self._refuse_subnormal_log_ratios()
+
+    def _freeze(self) -> None:
         object.__setattr__(self, "matrix", readonly(np.ascontiguousarray(self.matrix, dtype=np.float64)))
         object.__setattr__(self, "index", readonly(np.asarray(self.index, dtype=np.int64).reshape(-1, 2)))
+
+    def _refuse_subnormal_log_ratios(self) -> None:
         # A subnormal probability keeps a few bits only (and its products underflow): a log-ratio read from it
         # (pure eps, the set {L > eps}) would be silently wrong, e.g. RandomizedResponse at eps in (709, 746).
         # Against a 0 of the other row of its pair it only adds its own mass to D_inf, which stays exact.
@@ -120,16 +126,6 @@ class RowPairs(PairSet):
     def __getitem__(self, n: int) -> Pair:
         i, j = self.index[n]
         return Categorical(self.matrix[i]), Categorical(self.matrix[j])
-
-    @property
-    def left(self) -> Array:
-        """(n_pairs, m): the first law of each pair."""
-        return self.matrix[self.index[:, 0]]
-
-    @property
-    def right(self) -> Array:
-        """(n_pairs, m): the second law of each pair."""
-        return self.matrix[self.index[:, 1]]
 
 
 @dataclass(frozen=True)

@@ -188,9 +188,7 @@ class RandomizedResponsePairs(RowPairs):
     eps0: float = 0.0
 
     def __post_init__(self) -> None:
-        # Not RowPairs' check: the closed forms do not read the (possibly subnormal) matrix.
-        object.__setattr__(self, "matrix", readonly(np.ascontiguousarray(self.matrix, dtype=np.float64)))
-        object.__setattr__(self, "index", readonly(np.asarray(self.index, dtype=np.int64).reshape(-1, 2)))
+        self._freeze()  # not RowPairs' subnormal check: the closed forms do not read the matrix
         object.__setattr__(self, "exhaustive", self.representable)
 
     @property
