@@ -6,6 +6,7 @@ raises ``ValueError`` (a bad value) or ``TypeError`` (a bad kind) naming the par
 
 from __future__ import annotations
 
+import math
 import numbers
 from typing import Any
 
@@ -39,12 +40,8 @@ def fail(name: str, allowed: str, value: Any, kind: type[Exception] = ValueError
 
 def _as_real_array(name: str, value: ArrayLike) -> NDArray[np.float64]:
     if type(value) is np.ndarray and value.dtype == np.float64:  # the common case: no kind checks to make
-        arr = value.copy()
-    else:
-        arr = _converted(name, value)
-    if np.isnan(arr).any():
-        raise fail(name, "a number, not NaN", arr[np.isnan(arr)][0])
-    return arr
+        return value.copy()
+    return _converted(name, value)
 
 
 def _converted(name: str, value: ArrayLike) -> NDArray[np.float64]:
@@ -85,16 +82,24 @@ def check_range(
         allowed = f"in {left}{low:g}, {high:g}{right}"
         if not allow_inf:
             allowed += " and finite"
-    bad = (arr < low) | (arr > high)
-    if low_open:
-        bad |= arr == low
-    if high_open:
-        bad |= arr == high
+    if arr.size and _inside(float(arr.min()), float(arr.max()), low, high, low_open, high_open, allow_inf):
+        return arr  # two reductions on the common path; the offender is looked for only on failure
+    if np.isnan(arr).any():
+        raise fail(name, "a number, not NaN", arr[np.isnan(arr)][0])
+    bad = ~((arr > low if low_open else arr >= low) & (arr < high if high_open else arr <= high))
     if not allow_inf:
         bad |= np.isinf(arr)
     if bad.any():
         raise fail(name, allowed, arr[bad][0])
     return arr
+
+
+def _inside(lo: float, hi: float, low: float, high: float, low_open: bool, high_open: bool,
+            allow_inf: bool) -> bool:
+    """Whether [lo, hi] (an array's min and max; NaN fails every comparison) lies in the stated interval."""
+    above = lo > low if low_open else lo >= low
+    below = hi < high if high_open else hi <= high
+    return above and below and (allow_inf or (math.isfinite(lo) and math.isfinite(hi)))
 
 
 def _scalar_or_array(arr: NDArray[np.float64]) -> float | NDArray[np.float64]:

@@ -101,7 +101,8 @@ class RowPairs(PairSet):
 
     def _freeze(self) -> None:
         object.__setattr__(self, "matrix", readonly(np.ascontiguousarray(self.matrix, dtype=np.float64)))
-        object.__setattr__(self, "index", readonly(np.asarray(self.index, dtype=np.int64).reshape(-1, 2)))
+        index = np.ascontiguousarray(np.reshape(self.index, (-1, 2)), dtype=np.int64)
+        object.__setattr__(self, "index", readonly(index))
 
     def _refuse_subnormal_log_ratios(self) -> None:
         # A subnormal probability keeps a few bits only (and its products underflow): a log-ratio read from it
@@ -211,7 +212,9 @@ def _rows_hockey_stick(pairs: RowPairs, eps: Array) -> Array:
         from .guarantees.coefficients import dobrushin
 
         return np.array([dobrushin(pairs, float(e)) for e in eps])  # pairs.matrix: validated, read-only
-    return _row_values(pairs, eps).max(axis=1)
+    from .divergences.exact.finite import hockey_stick_finite_worst
+
+    return hockey_stick_finite_worst(pairs.matrix, pairs.index, eps)
 
 
 #: `_rows_hockey_stick` of all pairs takes the one-pass sums up to this many pairs x outputs per eps.

@@ -22,6 +22,7 @@ from markovdp.divergences.exact.finite import (
     hockey_stick_finite,
     hockey_stick_finite_pairs,
     hockey_stick_finite_rows,
+    hockey_stick_finite_worst,
     renyi_finite_pairs,
 )
 from markovdp.mechanisms.base import AllPairs, neighbour_pairs
@@ -160,6 +161,9 @@ def test_rows_and_pairs_match_each_pair_alone():
     for n, (i, j) in enumerate(index):
         np.testing.assert_allclose(values[:, n], term_by_term(P[i], P[j], eps), rtol=16 * ULP, atol=0)
     assert np.all(values[:, 2] == 0.0)
+    worst = hockey_stick_finite_worst(P, index, eps)  # the max over pairs taken inside the pass
+    brute = np.max([term_by_term(P[i], P[j], eps) for i, j in index], axis=0)
+    np.testing.assert_allclose(worst, np.minimum(brute, 1.0), rtol=16 * ULP, atol=0)
 
 
 # ------------------------------------------------------------------------------ RowPairs fast paths

@@ -52,8 +52,8 @@ def privacy_profile(mechanism: Mechanism, eps: ArrayLike) -> float | NDArray[np.
     """
     pairs = exact_pairs(mechanism, "privacy profile")
     eps_arr = np.asarray(check_eps("eps", eps, allow_inf=True), dtype=np.float64)
-    values = np.clip(pairs_hockey_stick(pairs, eps_arr.reshape(-1)), 0.0, 1.0).reshape(eps_arr.shape)
-    values += 0.0  # never −0.0
+    values = pairs_hockey_stick(pairs, eps_arr.reshape(-1)).reshape(eps_arr.shape)
+    values = np.minimum(np.maximum(values, 0.0), 1.0) + 0.0  # a probability, never −0.0 (np.clip costs 4 µs)
     return float(values) if eps_arr.ndim == 0 else values
 
 

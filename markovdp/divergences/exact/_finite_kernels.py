@@ -122,3 +122,16 @@ def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: n
                     y = by_bucket[t]
                     value -= P[i, y] * math.expm1(e - log_ratio[y])
             out[j, r] = max(value, 0.0) + 0.0  # + 0.0: never −0.0
+
+
+@njit(cache=True)
+def _hockey_stick_max_with_cuts(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: np.ndarray,
+                                out: np.ndarray) -> None:
+    """out[j] = max over the pairs r of `_hockey_stick_with_cuts`'s value, capped at 1 (a probability)."""
+    values = np.empty((eps.size, index.shape[0]))
+    _hockey_stick_with_cuts(P, Q, index, eps, values)
+    for j in range(eps.size):
+        best = 0.0
+        for r in range(index.shape[0]):
+            best = max(best, values[j, r])
+        out[j] = min(best, 1.0)

@@ -64,6 +64,30 @@ def hockey_stick_finite_pairs(matrix: Array, index: NDArray[np.int64], eps: Arra
     return _hockey_stick(matrix, matrix, _frozen(np.ascontiguousarray(index, dtype=np.int64).reshape(-1, 2)), eps)
 
 
+def hockey_stick_finite_worst(matrix: Array, index: NDArray[np.int64], eps: Array) -> Array:
+    """(n_eps,) array of max over the pairs (i, j) of `index` of E_{e^eps}(matrix[i] || matrix[j]), capped at 1.
+
+    The same one pass as `hockey_stick_finite_pairs`, with the max over pairs taken inside it. `matrix` must be
+    a C-contiguous float64 array and `index` a C-contiguous (n_pairs, 2) int64 array (as a `RowPairs` holds).
+    """
+    eps = np.array(eps, dtype=np.float64, ndmin=1)  # a fresh C array: one numba specialisation
+    out = np.empty(eps.size)
+    _kernels()._hockey_stick_max_with_cuts(_frozen(matrix), _frozen(matrix), _frozen(index), eps, out)
+    return out
+
+
+def _kernels() -> Any:
+    """The numba kernel module, imported on first use (numba costs ~0.3 s to import) and kept bound."""
+    global _KERNELS
+    if _KERNELS is None:
+        from . import _finite_kernels
+
+        _KERNELS = _finite_kernels
+    return _KERNELS
+
+
+_KERNELS: Any = None
+
 #: The index of the one pair (P[0], Q[0]).
 _FIRST_ROWS = readonly(np.zeros((1, 2), dtype=np.int64))
 
@@ -82,11 +106,9 @@ def _frozen(arr: NDArray[Any]) -> NDArray[Any]:
 
 def _hockey_stick(P: Array, Q: Array, index: NDArray[np.int64], eps: Array) -> Array:
     """E_{e^eps}(P[i] || Q[k]) for each (i, k) of `index`: one pass over y in numba, cuts included."""
-    from ._finite_kernels import _hockey_stick_with_cuts  # here, not at import: numba costs ~0.3 s to import
-
     eps = np.array(eps, dtype=np.float64, ndmin=1)  # a fresh C array: one numba specialisation
     out = np.empty((eps.size, index.shape[0]))
-    _hockey_stick_with_cuts(P, Q, index, eps, out)
+    _kernels()._hockey_stick_with_cuts(P, Q, index, eps, out)
     return out
 
 
