@@ -48,12 +48,15 @@ from .mechanisms import (
     worst_case_mechanism,
 )
 from .operators import (
+    Ball,
+    Box,
     FiniteKernel,
     GaussianKernel,
     Identity,
     IncompatibleSpaces,
     LaplaceKernel,
     MarkovOperator,
+    Projection,
     mixture,
     tensor,
     tensor_power,
@@ -67,14 +70,13 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = [
-    "Bound", "Categorical", "Certificate", "DeclaredDP", "Distribution", "Empirical", "Estimate",
+    "Ball", "Bound", "Box", "Categorical", "Certificate", "DeclaredDP", "Distribution", "Empirical", "Estimate",
     "FiniteKernel", "FiniteMechanism", "FiniteSpace", "GaussianKernel", "GaussianMechanism", "Identity",
     "IncompatibleSpaces", "Laplace", "LaplaceKernel", "LaplaceMechanism", "MarkovOperator", "Mechanism",
-    "NoApplicableTheorem", "NotApplicable", "Normal", "PairSet", "Pairs", "PointMass", "PostProcessed", "RNGLike",
-    "RandomizedResponse", "RealSpace", "RowPairs", "ShiftPair", "as_generator", "certify", "describe", "dobrushin",
-    "doeblin",
-    "estimate_hockey_stick", "estimate_renyi", "hockey_stick", "kl", "ldp_contraction_bound", "ldp_epsilon",
-    "mixture", "point_key", "privacy_epsilon", "privacy_profile", "rdp_to_dp", "renyi", "renyi_profile",
-    "task_seed", "tensor", "tensor_power", "theorem", "theorems", "tv", "ultra_mixing", "unregister",
-    "worst_case_mechanism", "worst_pair",
+    "NoApplicableTheorem", "Normal", "NotApplicable", "PairSet", "Pairs", "PointMass", "PostProcessed",
+    "Projection", "RNGLike", "RandomizedResponse", "RealSpace", "RowPairs", "ShiftPair", "as_generator", "certify",
+    "describe", "dobrushin", "doeblin", "estimate_hockey_stick", "estimate_renyi", "hockey_stick", "kl",
+    "ldp_contraction_bound", "ldp_epsilon", "mixture", "point_key", "privacy_epsilon", "privacy_profile",
+    "rdp_to_dp", "renyi", "renyi_profile", "task_seed", "tensor", "tensor_power", "theorem", "theorems", "tv",
+    "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair"
 ]

@@ -6,8 +6,10 @@ from .finite import FiniteKernel
 from .gaussian import GaussianKernel
 from .identity import Identity
 from .laplace import LaplaceKernel
+from .projections import Ball, Box, Projection
 
 __all__ = [
-    "Chain", "FiniteKernel", "GaussianKernel", "Identity", "IncompatibleSpaces", "LaplaceKernel",
-    "MarkovOperator", "Mixture", "Power", "Tensor", "compose", "mixture", "power", "tensor", "tensor_power",
+    "Ball", "Box", "Chain", "FiniteKernel", "GaussianKernel", "Identity", "IncompatibleSpaces", "LaplaceKernel",
+    "MarkovOperator", "Mixture", "Power", "Projection", "Tensor", "compose", "mixture", "power", "tensor",
+    "tensor_power"
 ]
