@@ -53,8 +53,8 @@ _DESCRIPTIONS = {
 
 
 def _quantity(scenario: Any) -> tuple[str, str]:
-    quantity = getattr(scenario, "quantity", None)
-    return (str(quantity), str(getattr(scenario, "units", "1"))) if quantity else DEFAULT_QUANTITY
+    label = getattr(scenario, "label", None)
+    return (str(label), str(getattr(scenario, "units", None) or "1")) if label else DEFAULT_QUANTITY
 
 
 def variable_attrs(scenario: Any) -> dict[str, dict[str, str]]:
@@ -119,7 +119,7 @@ def build_dataset(
     verdicts : int8 verdict per point (`markovdp.sweeps.verdict.verdict`).
     candidates : THEORY ID → float64 bound per point; empty for no ``candidate_bound`` variable.
     attrs : the Dataset attributes (str / int / float only).
-    scenario : where the labels come from (``quantity``, ``units``, ``target``, ``coordinates``,
+    scenario : where the labels come from (``label``, ``units``, ``target``, ``coordinates``,
         ``variables``); None for the defaults.
     extra : the scenario's own variables, name → float64 per point (labels from ``scenario.variables``).
     """

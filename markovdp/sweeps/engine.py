@@ -56,7 +56,7 @@ class SweepScenario(Protocol):
     target : "upper" (the bound must be >= the truth) or "equality" (a closed form equal to it).
     confidence : level of the reported ``ci_low``/``ci_high``, e.g. 0.95.
 
-    Optional attributes (read with ``getattr``): ``description``; ``quantity`` and ``units`` (what the
+    Optional attributes (read with ``getattr``): ``description``; ``label`` and ``units`` (what the
     bound bounds, default "hockey-stick delta" in "1"); ``coordinates`` (name → (long_name, units));
     ``variables`` (name → an object with ``long_name`` and ``units``: the scenario's own variables).
 

@@ -178,7 +178,7 @@ AAC_T1 = Scenario(
     bound=aac_t1_bound,
     exact=aac_t1_exact,
     target="equality",
-    quantity="E_gamma contraction coefficient eta_{e^eps} (a hockey-stick delta)",
+    label="E_gamma contraction coefficient eta_{e^eps} (a hockey-stick delta)",
     coordinates=COORDINATES,
 )
 
@@ -212,8 +212,7 @@ AAC_PHI = Scenario(
     bound=aac_phi_bound,
     exact=aac_phi_exact,
     estimator="none",
-    quantity="KL divergence",
-    units="nats",
+    quantity="kl",
     coordinates=COORDINATES,
 )
 
