@@ -47,6 +47,9 @@ OPERATORS = [
     Case("FiniteKernel-sparse", lambda: md.FiniteKernel(random_stochastic(5, 5, 2, zeros=True)), finite_inputs(5)),
     Case("GaussianKernel", lambda: md.GaussianKernel(0.7), real_inputs(1)),
     Case("GaussianKernel-2d", lambda: md.GaussianKernel(0.5, dim=2), real_inputs(2)),
+    Case("AffineGaussianKernel", lambda: md.AffineGaussianKernel([[1.0, 0.5], [0.0, 2.0], [1.0, -1.0]],
+                                                                 [0.1, 0.0, -0.2], 0.7), real_inputs(2)),
+    Case("AffineGaussianKernel-1d", lambda: md.AffineGaussianKernel(2.0, 1.0, 0.5), real_inputs(1)),
     Case("LaplaceKernel", lambda: md.LaplaceKernel(1.3), real_inputs(1)),
     Case("Identity-finite", lambda: md.Identity(md.FiniteSpace(3)), finite_inputs(3)),
     Case("Identity-real", lambda: md.Identity(md.RealSpace(1)), real_inputs(1)),
@@ -66,6 +69,8 @@ MECHANISMS = [
     Case("PostProcessed-finite", lambda: md.RandomizedResponse(3, 1.0) >> md.FiniteKernel(random_stochastic(3, 2, 4)),
          finite_inputs(3)),
     Case("PostProcessed-gaussian", lambda: md.GaussianMechanism(1.0) >> md.GaussianKernel(0.5), real_inputs(1)),
+    Case("PostProcessed-affine", lambda: md.GaussianMechanism(1.0) >> md.AffineGaussianKernel(2.0, 0.3, 0.5),
+         real_inputs(1)),
     Case("PostProcessed-laplace", lambda: md.LaplaceMechanism(1.0) >> md.LaplaceKernel(0.5), real_inputs(1)),
 ]
 

@@ -3,5 +3,7 @@
 from .atomic import Categorical, Empirical, PointMass
 from .base import Distribution
 from .continuous import Laplace, Normal
+from .multivariate_normal import MultivariateNormal, as_multivariate_normal
 
-__all__ = ["Categorical", "Distribution", "Empirical", "Laplace", "Normal", "PointMass"]
+__all__ = ["Categorical", "Distribution", "Empirical", "Laplace", "MultivariateNormal", "Normal", "PointMass",
+           "as_multivariate_normal"]

@@ -1,5 +1,6 @@
 """Markov operators and the post-processing algebra (DESIGN §3–5)."""
 
+from .affine_gaussian import AffineGaussianKernel
 from .algebra import Chain, Mixture, Power, Tensor, compose, mixture, power, tensor, tensor_power
 from .base import IncompatibleSpaces, MarkovOperator
 from .finite import FiniteKernel
@@ -9,7 +10,7 @@ from .laplace import LaplaceKernel
 from .projections import Ball, Box, Projection
 
 __all__ = [
-    "Ball", "Box", "Chain", "FiniteKernel", "GaussianKernel", "Identity", "IncompatibleSpaces", "LaplaceKernel",
-    "MarkovOperator", "Mixture", "Power", "Projection", "Tensor", "compose", "mixture", "power", "tensor",
-    "tensor_power"
+    "AffineGaussianKernel", "Ball", "Box", "Chain", "FiniteKernel", "GaussianKernel", "Identity",
+    "IncompatibleSpaces", "LaplaceKernel", "MarkovOperator", "Mixture", "Power", "Projection", "Tensor", "compose",
+    "mixture", "power", "tensor", "tensor_power"
 ]

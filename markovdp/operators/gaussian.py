@@ -9,7 +9,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
 from .._validation import check_int, check_points, check_positive
-from ..distributions import Distribution, Normal, PointMass
+from ..distributions import Distribution, MultivariateNormal, Normal, PointMass
 from ..pairs import PUSHES, ShiftPair
 from ..spaces import RealSpace
 from .base import MERGES, MarkovOperator, require_compatible
@@ -47,10 +47,12 @@ class GaussianKernel(MarkovOperator):
         return -0.5 * sq / self.sigma**2 - self.dim * (np.log(self.sigma) + 0.5 * np.log(2 * np.pi))
 
     def push(self, mu: Distribution) -> Distribution:
-        """N(m, s²) → N(m, s² + sigma²); a point mass at x → N(x, sigma²)."""
+        """N(m, s²) → N(m, s² + sigma²); N(m, Σ) → N(m, Σ + sigma² I); a point mass at x → N(x, sigma²)."""
         require_compatible(mu.space, self.domain, "mu >> K")
         if isinstance(mu, Normal):
             return Normal(mu.mean, float(np.hypot(mu.sigma, self.sigma)))
+        if isinstance(mu, MultivariateNormal):
+            return MultivariateNormal(mu.mean, mu.cov + self.sigma**2 * np.eye(self.dim))
         if isinstance(mu, PointMass):
             return Normal(mu.x, self.sigma)
         return super().push(mu)
