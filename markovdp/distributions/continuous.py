@@ -40,9 +40,8 @@ class Normal(Distribution):
     def log_density(self, x: ArrayLike) -> NDArray[np.float64]:
         d = self.space.d
         x = check_points("x", x, d)
-        sq = (x - self.mean) ** 2
-        if self.mean.ndim == 1:
-            sq = sq.sum(axis=-1)
+        diff = x - self.mean
+        sq = np.einsum("...i,...i->...", diff, diff) if self.mean.ndim == 1 else diff**2
         return -0.5 * sq / self.sigma**2 - d * (np.log(self.sigma) + 0.5 * np.log(2 * np.pi))
 
     def __repr__(self) -> str:

@@ -69,7 +69,8 @@ class Estimate:
     value : float or ndarray
         The point estimate (an array with the shape of `eps` / `alpha` when those are arrays).
     ci_low : float or ndarray
-        Always a valid lower confidence bound (level `confidence`) for the divergence of the sampled laws.
+        A valid lower confidence bound (level `confidence`) for the divergence of the sampled laws, except for
+        methods whose name ends in ``-clt`` (asymptotic normal intervals: approximate, and they say so).
     ci_high : float or ndarray
         A valid upper confidence bound for it, or NaN where the method gives none (split-sample events,
         binned continuous samples).
