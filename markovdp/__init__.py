@@ -6,11 +6,25 @@ THEORY IDs (docs/theory.md) are cited throughout (e.g. BBGG-T1.3, AAC-phi, STD-G
 from importlib.metadata import PackageNotFoundError, version
 
 from ._random import RNGLike, as_generator, point_key, task_seed
-from .distributions import Categorical, Distribution, Empirical, Laplace, Normal, PointMass
+from .distributions import (
+    Categorical,
+    Distribution,
+    Empirical,
+    Laplace,
+    MultivariateNormal,
+    Normal,
+    PointMass,
+    as_multivariate_normal,
+)
 from .divergences import (
     Estimate,
+    WeightedEstimate,
     estimate_hockey_stick,
+    estimate_hockey_stick_event,
+    estimate_hockey_stick_importance,
     estimate_renyi,
+    estimate_renyi_density_ratio,
+    estimate_renyi_histogram,
     hockey_stick,
     kl,
     renyi,
@@ -48,6 +62,7 @@ from .mechanisms import (
     worst_case_mechanism,
 )
 from .operators import (
+    AffineGaussianKernel,
     Ball,
     Box,
     FiniteKernel,
@@ -62,6 +77,7 @@ from .operators import (
     tensor_power,
 )
 from .pairs import Pairs, PairSet, RowPairs, ShiftPair
+from .pairs_gaussian import GaussianBallPair
 from .spaces import FiniteSpace, RealSpace
 
 try:
@@ -70,13 +86,15 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = [
-    "Ball", "Bound", "Box", "Categorical", "Certificate", "DeclaredDP", "Distribution", "Empirical", "Estimate",
-    "FiniteKernel", "FiniteMechanism", "FiniteSpace", "GaussianKernel", "GaussianMechanism", "Identity",
-    "IncompatibleSpaces", "Laplace", "LaplaceKernel", "LaplaceMechanism", "MarkovOperator", "Mechanism",
-    "NoApplicableTheorem", "Normal", "NotApplicable", "PairSet", "Pairs", "PointMass", "PostProcessed",
-    "Projection", "RNGLike", "RandomizedResponse", "RealSpace", "RowPairs", "ShiftPair", "as_generator", "certify",
-    "describe", "dobrushin", "doeblin", "estimate_hockey_stick", "estimate_renyi", "hockey_stick", "kl",
-    "ldp_contraction_bound", "ldp_epsilon", "mixture", "point_key", "privacy_epsilon", "privacy_profile",
-    "rdp_to_dp", "renyi", "renyi_profile", "task_seed", "tensor", "tensor_power", "theorem", "theorems", "tv",
-    "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair"
+    "AffineGaussianKernel", "Ball", "Bound", "Box", "Categorical", "Certificate", "DeclaredDP", "Distribution",
+    "Empirical", "Estimate", "FiniteKernel", "FiniteMechanism", "FiniteSpace", "GaussianBallPair", "GaussianKernel",
+    "GaussianMechanism", "Identity", "IncompatibleSpaces", "Laplace", "LaplaceKernel", "LaplaceMechanism",
+    "MarkovOperator", "Mechanism", "MultivariateNormal", "NoApplicableTheorem", "Normal", "NotApplicable",
+    "PairSet", "Pairs", "PointMass", "PostProcessed", "Projection", "RNGLike", "RandomizedResponse", "RealSpace",
+    "RowPairs", "ShiftPair", "WeightedEstimate", "as_generator", "as_multivariate_normal", "certify", "describe",
+    "dobrushin", "doeblin", "estimate_hockey_stick", "estimate_hockey_stick_event",
+    "estimate_hockey_stick_importance", "estimate_renyi", "estimate_renyi_density_ratio",
+    "estimate_renyi_histogram", "hockey_stick", "kl", "ldp_contraction_bound", "ldp_epsilon", "mixture",
+    "point_key", "privacy_epsilon", "privacy_profile", "rdp_to_dp", "renyi", "renyi_profile", "task_seed", "tensor",
+    "tensor_power", "theorem", "theorems", "tv", "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair"
 ]
