@@ -53,12 +53,20 @@ from .guarantees import (
 )
 from .mechanisms import (
     DeclaredDP,
+    DifferingRecord,
     FiniteMechanism,
     GaussianMechanism,
+    GradientLoss,
     LaplaceMechanism,
+    LogisticLoss,
+    Loss,
     Mechanism,
+    NoisyProjSGD,
     PostProcessed,
+    QuadraticLoss,
     RandomizedResponse,
+    SGDDifferingAt,
+    exact_sgd_outputs,
     worst_case_mechanism,
 )
 from .operators import (
@@ -86,15 +94,17 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = [
-    "AffineGaussianKernel", "Ball", "Bound", "Box", "Categorical", "Certificate", "DeclaredDP", "Distribution",
-    "Empirical", "Estimate", "FiniteKernel", "FiniteMechanism", "FiniteSpace", "GaussianBallPair", "GaussianKernel",
-    "GaussianMechanism", "Identity", "IncompatibleSpaces", "Laplace", "LaplaceKernel", "LaplaceMechanism",
-    "MarkovOperator", "Mechanism", "MultivariateNormal", "NoApplicableTheorem", "Normal", "NotApplicable",
-    "PairSet", "Pairs", "PointMass", "PostProcessed", "Projection", "RNGLike", "RandomizedResponse", "RealSpace",
-    "RowPairs", "ShiftPair", "WeightedEstimate", "as_generator", "as_multivariate_normal", "certify", "describe",
-    "dobrushin", "doeblin", "estimate_hockey_stick", "estimate_hockey_stick_event",
+    "AffineGaussianKernel", "Ball", "Bound", "Box", "Categorical", "Certificate", "DeclaredDP", "DifferingRecord",
+    "Distribution", "Empirical", "Estimate", "FiniteKernel", "FiniteMechanism", "FiniteSpace", "GaussianBallPair",
+    "GaussianKernel", "GaussianMechanism", "GradientLoss", "Identity", "IncompatibleSpaces", "Laplace",
+    "LaplaceKernel", "LaplaceMechanism", "LogisticLoss", "Loss", "MarkovOperator", "Mechanism",
+    "MultivariateNormal", "NoApplicableTheorem", "NoisyProjSGD", "Normal", "NotApplicable", "PairSet", "Pairs",
+    "PointMass", "PostProcessed", "Projection", "QuadraticLoss", "RNGLike", "RandomizedResponse", "RealSpace",
+    "RowPairs", "SGDDifferingAt", "ShiftPair", "WeightedEstimate", "as_generator", "as_multivariate_normal",
+    "certify", "describe", "dobrushin", "doeblin", "estimate_hockey_stick", "estimate_hockey_stick_event",
     "estimate_hockey_stick_importance", "estimate_renyi", "estimate_renyi_density_ratio",
-    "estimate_renyi_histogram", "hockey_stick", "kl", "ldp_contraction_bound", "ldp_epsilon", "mixture",
-    "point_key", "privacy_epsilon", "privacy_profile", "rdp_to_dp", "renyi", "renyi_profile", "task_seed", "tensor",
-    "tensor_power", "theorem", "theorems", "tv", "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair"
+    "estimate_renyi_histogram", "exact_sgd_outputs", "hockey_stick", "kl", "ldp_contraction_bound", "ldp_epsilon",
+    "mixture", "point_key", "privacy_epsilon", "privacy_profile", "rdp_to_dp", "renyi", "renyi_profile",
+    "task_seed", "tensor", "tensor_power", "theorem", "theorems", "tv", "ultra_mixing", "unregister",
+    "worst_case_mechanism", "worst_pair"
 ]

@@ -71,6 +71,8 @@ class Scenario:
     label, units : what bound, exact and estimate are values of (netCDF ``long_name``); default by quantity.
     direction : point → a vector of R^d: outputs in R^d are projected on it before binning (default: the
         difference of the two inputs of `pair`, normalised).
+    sampler : (witness, input, n, rng) → n outputs of the witness on one input (default: ``witness.sample`` of
+        n copies of the input; e.g. ``NoisyProjSGD.run`` simulates n runs on one dataset in one call).
     coordinates : grid coordinate → (long_name, units); eps defaults to ("privacy level eps", "nats").
     variables : name → `ScenarioVariable`, extra data variables of the result.
 
@@ -100,6 +102,7 @@ class Scenario:
     label: str | None = None
     units: str | None = None
     direction: Callable[..., NDArray[np.float64]] | None = field(default=None, repr=False)
+    sampler: Callable[[Any, Any, int, np.random.Generator], NDArray[Any]] | None = field(default=None, repr=False)
     coordinates: Mapping[str, tuple[str, str]] = field(default_factory=dict)
     variables: Mapping[str, ScenarioVariable] = field(default_factory=dict)
 
@@ -176,7 +179,10 @@ class Scenario:
             return None
         witness = self._witness(point)
         x, x_prime = self.pair(**point) if self.pair is not None else worst_pair(witness, point["eps"])
-        ys = [witness.sample(_repeated(v, n), rng=rng) for v in (x, x_prime)]
+        if self.sampler is not None:
+            ys = [np.asarray(self.sampler(witness, v, n, rng)) for v in (x, x_prime)]
+        else:
+            ys = [witness.sample(_repeated(v, n), rng=rng) for v in (x, x_prime)]
         if self.estimator == "discrete":
             m = witness.output_space.size
             return np.stack([np.bincount(y, minlength=m) for y in ys]).astype(np.int64)
