@@ -75,4 +75,4 @@ MECHANISMS = [
 ]
 
 #: Mechanisms whose output law is closed-form (and whose privacy profile is exact).
-EXACT_MECHANISMS = [c for c in MECHANISMS if c.name != "PostProcessed-laplace"]
+EXACT_MECHANISMS = MECHANISMS

@@ -185,12 +185,14 @@ def test_mechanism_states_neighbours_and_outputs_match_samples(case):
         assert stats.kstest(y, stats.norm(float(law.mean), law.sigma).cdf).pvalue > ALPHA
     elif isinstance(law, md.Laplace):
         assert stats.kstest(y, stats.laplace(law.loc, law.scale).cdf).pvalue > ALPHA
+    elif isinstance(law, md.LaplaceSum):
+        assert stats.kstest(y, law.cdf).pvalue > ALPHA
 
 
-def test_laplace_pipeline_has_no_closed_output_but_samples():
+def test_laplace_pipeline_output_is_the_laplace_sum_law():
+    """BBGG-E2: Laplace noise then a Laplace kernel outputs the law of the sum of two Laplace variables."""
     pipe = md.LaplaceMechanism(1.0) >> md.LaplaceKernel(0.5)
-    with pytest.raises(NotImplementedError, match="no closed form"):
-        pipe.output(0.0)
+    assert pipe.output(0.0) == md.LaplaceSum(0.0, 1.0, 0.5)
     assert pipe.sample(np.zeros(10), rng=0).shape == (10,)
 
 

@@ -5,7 +5,9 @@ STD-LapRenyi. Each function dispatches on the *pair* of law types (or their kind
 ``"continuous"``) through `registry` (DESIGN §6) and falls back closed form → finite sum → quadrature:
 
 ``"closed_form"``
-    Normal/Normal (`gaussian`), Laplace/Laplace (`laplace`), atomic vs continuous pairs (mutually singular).
+    Normal/Normal (`gaussian`), MultivariateNormal with Normal or itself (`multivariate_gaussian`),
+    Laplace/Laplace (`laplace`), sums of two Laplace variables (`laplace_sum`), atomic vs continuous pairs
+    (mutually singular).
 ``"finite_sum"``
     atomic pairs: Categorical, PointMass and Empirical laws (`finite`: exact sums over the union of atoms).
 ``"quadrature"``
@@ -17,7 +19,7 @@ hockey-stick between Gaussians of different sigmas, falls back to quadrature on 
 declaring its ``kind`` or registering rules with `register` on its pair of types.
 """
 
-from . import finite, gaussian, laplace, quadrature  # noqa: F401  (each registers its rules)
+from . import finite, gaussian, laplace, laplace_sum, multivariate_gaussian, quadrature  # noqa: F401  (rules)
 from .finite import hockey_stick_finite, kl_finite, renyi_finite
 from .registry import METHODS, NoRule, hockey_stick, kl, register, renyi, tv
 
