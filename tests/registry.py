@@ -49,6 +49,8 @@ OPERATORS = [
     Case("GaussianKernel-2d", lambda: md.GaussianKernel(0.5, dim=2), real_inputs(2)),
     Case("AffineGaussianKernel", lambda: md.AffineGaussianKernel([[1.0, 0.5], [0.0, 2.0], [1.0, -1.0]],
                                                                  [0.1, 0.0, -0.2], 0.7), real_inputs(2)),
+    Case("LipschitzGaussianKernel", lambda: md.LipschitzGaussianKernel(*md.tanh_map(0.9), 0.5,
+                                                                       projection=md.Ball(2, 1.0)), real_inputs(2)),
     Case("AffineGaussianKernel-1d", lambda: md.AffineGaussianKernel(2.0, 1.0, 0.5), real_inputs(1)),
     Case("LaplaceKernel", lambda: md.LaplaceKernel(1.3), real_inputs(1)),
     Case("Identity-finite", lambda: md.Identity(md.FiniteSpace(3)), finite_inputs(3)),

@@ -165,8 +165,8 @@ def test_repr_prints_the_expression(case):
     text = repr(case.build())
     assert "\n" not in text
     assert text.split("(")[0].split(" ")[0] in {
-        "FiniteKernel", "GaussianKernel", "AffineGaussianKernel", "LaplaceKernel", "Identity", "mixture", "tensor",
-        "RandomizedResponse",
+        "FiniteKernel", "GaussianKernel", "AffineGaussianKernel", "LipschitzGaussianKernel", "LaplaceKernel",
+        "Identity", "mixture", "tensor", "RandomizedResponse",
         "FiniteMechanism", "GaussianMechanism", "LaplaceMechanism", ""}
 
 

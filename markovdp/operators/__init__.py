@@ -8,10 +8,14 @@ from .gaussian import GaussianKernel
 from .grid_push import GridLaw, ShiftNoise, grid_push, shift_noise
 from .identity import Identity
 from .laplace import LaplaceKernel
+from .lipschitz_gaussian import LipschitzGaussianKernel, is_lipschitz_chain, sample_chain
+from .maps import diagonal_map, gradient_step_map, linear_map, tanh_map
 from .projections import Ball, Box, Projection
 
 __all__ = [
     "AffineGaussianKernel", "Ball", "Box", "Chain", "FiniteKernel", "GaussianKernel", "GridLaw", "Identity",
-    "IncompatibleSpaces", "LaplaceKernel", "MarkovOperator", "Mixture", "Power", "Projection", "ShiftNoise",
-    "Tensor", "compose", "grid_push", "mixture", "power", "shift_noise", "tensor", "tensor_power"
+    "IncompatibleSpaces", "LaplaceKernel", "LipschitzGaussianKernel", "MarkovOperator", "Mixture", "Power",
+    "Projection", "ShiftNoise", "Tensor", "compose", "diagonal_map", "gradient_step_map", "grid_push",
+    "is_lipschitz_chain", "linear_map", "mixture", "power", "sample_chain", "shift_noise", "tanh_map", "tensor",
+    "tensor_power"
 ]

@@ -67,7 +67,12 @@ class Chain(MarkovOperator):
         return self.operators[-1].codomain
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        """Each operator in turn; a chain of Lipschitz Gaussian kernels in one compiled call (`sample_chain`)."""
+        from .lipschitz_gaussian import is_lipschitz_chain, sample_chain
+
         gen = as_generator(rng)
+        if is_lipschitz_chain(self.operators):
+            return sample_chain(self.operators, x, gen)
         for op in self.operators:
             x = op.sample(x, rng=gen)
         return np.asarray(x)
@@ -120,7 +125,12 @@ class Power(MarkovOperator):
         return self.base.codomain
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        """r steps of the base; a Lipschitz Gaussian kernel's r steps in one compiled call (`sample_steps`)."""
+        from .lipschitz_gaussian import LipschitzGaussianKernel
+
         gen = as_generator(rng)
+        if isinstance(self.base, LipschitzGaussianKernel):
+            return self.base.sample_steps(x, self.r, gen)
         for _ in range(self.r):
             x = self.base.sample(x, rng=gen)
         return np.asarray(x)
