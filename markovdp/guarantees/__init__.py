@@ -1,20 +1,34 @@
 """Guarantees: coefficients, exact privacy, certified bounds and the theorem registry."""
 
-# The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4.
+# The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
+# BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt.
 from . import (
     bbgg,  # noqa: E402, F401
+    coupling_rules,  # noqa: E402, F401, I001
     mechanism_rules,  # noqa: E402, F401, I001
 )
 from .aac import ldp_contraction_bound
 from .coefficients import dobrushin, doeblin, ldp_epsilon, ultra_mixing
 from .conversions import rdp_to_dp
+from .coupling import iterated_gaussian_rdp, iterated_laplace_rdp, lipschitz_kernel_rdp, translation_coupling_rdp
 from .exact import privacy_epsilon, privacy_profile, renyi_profile, worst_pair
+from .iteration import (
+    lipschitz_chain_opt_rdp,
+    lipschitz_chain_rdp,
+    lipschitz_path_rdp,
+    noisy_sgd_convex_rdp,
+    noisy_sgd_opt_rdp,
+    noisy_sgd_rdp,
+)
+from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 
 __all__ = [
-    "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "certify", "dobrushin", "doeblin",
-    "ldp_contraction_bound", "ldp_epsilon", "privacy_epsilon", "privacy_profile", "rdp_to_dp",
-    "describe", "registered_theorems", "renyi_profile", "theorem", "theorems", "ultra_mixing", "unregister",
-    "worst_pair",
+    "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "certify", "describe", "dobrushin", "doeblin",
+    "iterated_gaussian_rdp", "iterated_laplace_rdp", "ldp_contraction_bound", "ldp_epsilon",
+    "lipschitz_chain_opt_rdp", "lipschitz_chain_rdp", "lipschitz_kernel_rdp", "lipschitz_path_rdp",
+    "noisy_sgd_convex_rdp", "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "privacy_epsilon", "privacy_profile", "rdp_bound",
+    "rdp_delta_curve", "rdp_to_dp", "registered_theorems", "renyi_profile", "theorem", "theorems",
+    "translation_coupling_rdp", "ultra_mixing", "unregister", "worst_pair"
 ]

@@ -9,13 +9,13 @@ from .grid_push import GridLaw, ShiftNoise, grid_push, shift_noise
 from .identity import Identity
 from .laplace import LaplaceKernel
 from .lipschitz_gaussian import LipschitzGaussianKernel, is_lipschitz_chain, sample_chain
-from .maps import diagonal_map, gradient_step_map, linear_map, tanh_map
+from .maps import diagonal_map, gradient_step_map, is_lipschitz_everywhere, linear_map, tanh_map
 from .projections import Ball, Box, Projection
 
 __all__ = [
     "AffineGaussianKernel", "Ball", "Box", "Chain", "FiniteKernel", "GaussianKernel", "GridLaw", "Identity",
     "IncompatibleSpaces", "LaplaceKernel", "LipschitzGaussianKernel", "MarkovOperator", "Mixture", "Power",
     "Projection", "ShiftNoise", "Tensor", "compose", "diagonal_map", "gradient_step_map", "grid_push",
-    "is_lipschitz_chain", "linear_map", "mixture", "power", "sample_chain", "shift_noise", "tanh_map", "tensor",
-    "tensor_power"
+    "is_lipschitz_chain", "is_lipschitz_everywhere", "linear_map", "mixture", "power", "sample_chain",
+    "shift_noise", "tanh_map", "tensor", "tensor_power"
 ]

@@ -127,6 +127,10 @@ class LipschitzGaussianKernel(MarkovOperator):
 
     `projection` is None (W = R^d), `Ball(d, radius)` or `Box(low, high)`; `dim` is d (from the projection when
     given, else the keyword, default 1). Points have shape (n,) when d = 1 and (n, d) otherwise.
+
+    `lipschitz_everywhere`: whether L holds on all of R^d, not only on W (then the constant is checked on pairs of
+    R^d, and BBGG-T4 accepts the step whatever its inputs). Default: True without a projection and for the
+    built-in maps (`markovdp.operators.maps`), False for a user map with a projection.
     """
 
     psi: Any
@@ -134,6 +138,7 @@ class LipschitzGaussianKernel(MarkovOperator):
     sigma: float
     projection: Projection | None = None
     dim: int | None = None
+    lipschitz_everywhere: bool | None = None
 
     def __post_init__(self) -> None:
         arity = _arity(self.psi)
@@ -153,7 +158,16 @@ class LipschitzGaussianKernel(MarkovOperator):
         except TypingError as exc:  # numba cannot compile ψ for one float64 point of R^dim
             raise fail("psi", f"a map of one point of R^{dim} (a float64 array of shape ({dim},))",
                        f"a numba typing error: {str(exc).strip().splitlines()[0]}", TypeError) from exc
-        check_lipschitz(self.psi, arity, self.lipschitz, dim, self.projection)
+        everywhere = self.lipschitz_everywhere
+        if everywhere is None:
+            from .maps import is_lipschitz_everywhere
+
+            everywhere = is_lipschitz_everywhere(self.psi)
+        elif not isinstance(everywhere, (bool, np.bool_)):
+            raise fail("lipschitz_everywhere", "True, False or None", repr(everywhere), TypeError)
+        everywhere = bool(everywhere) or self.projection is None
+        object.__setattr__(self, "lipschitz_everywhere", everywhere)
+        check_lipschitz(self.psi, arity, self.lipschitz, dim, None if everywhere else self.projection)
 
     @property
     def domain(self) -> RealSpace:

@@ -41,6 +41,20 @@ def _square(name: str, value: ArrayLike) -> NDArray[np.float64]:
     return arr
 
 
+#: The compiled maps built here: each is Lipschitz with its returned constant on all of R^d (not only on a set W).
+_EVERYWHERE: set[Any] = set()
+
+
+def is_lipschitz_everywhere(psi: Any) -> bool:
+    """Whether `psi` is a built-in map of this module, whose constant holds on all of R^d (BBGG-T4)."""
+    return any(psi is known for known in _EVERYWHERE)
+
+
+def _everywhere(psi: Any) -> Any:
+    _EVERYWHERE.add(psi)
+    return psi
+
+
 def _named(fn: Any, name: str) -> Any:
     fn.__name__ = fn.__qualname__ = name
     return fn
@@ -61,7 +75,7 @@ def _affine(matrix: tuple[tuple[float, ...], ...], shift: tuple[float, ...], nam
                 acc += A[i, j] * x[j]
             out[i] = acc
 
-    return njit(_named(psi, name))
+    return _everywhere(njit(_named(psi, name)))
 
 
 @lru_cache(maxsize=256)
@@ -75,7 +89,7 @@ def _diagonal(scales: tuple[float, ...], name: str) -> Any:
         for i in range(d):
             out[i] = a[i] * x[i]
 
-    return njit(_named(psi, name))
+    return _everywhere(njit(_named(psi, name)))
 
 
 @lru_cache(maxsize=256)
@@ -91,7 +105,7 @@ def _tanh(scale: float, name: str) -> Any:
             e = math.expm1(-2.0 * abs(x[i]))
             out[i] = scale * math.copysign(-e / (2.0 + e), x[i])
 
-    return njit(_named(psi, name))
+    return _everywhere(njit(_named(psi, name)))
 
 
 def linear_map(L: float, c: ArrayLike = 0.0, *, isometry: ArrayLike | None = None,
@@ -152,4 +166,4 @@ def gradient_step_map(H: ArrayLike, eta: float, b: ArrayLike = 0.0) -> tuple[Any
     return _affine(tuple(map(tuple, step)), tuple(shift), f"gradient_step_map(eta={eta!r})"), lipschitz
 
 
-__all__ = ["diagonal_map", "gradient_step_map", "linear_map", "tanh_map"]
+__all__ = ["diagonal_map", "gradient_step_map", "is_lipschitz_everywhere", "linear_map", "tanh_map"]
