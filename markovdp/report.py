@@ -149,9 +149,9 @@ def _pyplot():
 def _cluster_floor(positive: NDArray[np.float64], top: float) -> float:
     """The smallest value reached from `top` downwards without a gap of more than `LOG_GAP` decades (and
     at most `LOG_DECADES` below `top`): what the log axis shows; anything smaller sits on its floor."""
-    logs = np.sort(np.log10(positive[positive >= top * 10.0**-LOG_DECADES]))[::-1]
-    gaps = np.nonzero(-np.diff(logs) > LOG_GAP)[0]
-    return float(10.0 ** logs[gaps[0]] if gaps.size else 10.0 ** logs[-1])
+    shown = np.sort(positive[positive >= top * 10.0**-LOG_DECADES])[::-1]
+    gaps = np.nonzero(-np.diff(np.log10(shown)) > LOG_GAP)[0]
+    return float(shown[gaps[0]] if gaps.size else shown[-1])  # a value itself: 10**log10(x) may exceed x
 
 
 class _Scale:

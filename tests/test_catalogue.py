@@ -36,6 +36,26 @@ def test_every_scenario_is_sound_on_its_quick_grid(quick_results, name):
         assert np.isfinite(ds["ci_low"]).all() and ((ds["ci_low"] <= ds["ci_high"]) | ds["ci_high"].isnull()).all()
 
 
+@pytest.mark.parametrize("name", [n for n, s in SCENARIOS.items() if s.target == "equality"])
+def test_bounds_claimed_tight_equal_the_exact_value_to_1e_10(quick_results, name):
+    """Where a scenario claims its bound is the truth (STD closed forms, BBGG-E1, BBGG-E3 for linear maps), exact
+    equals bound to 1e-10 relative at every grid point."""
+    ds = quick_results[name]
+    np.testing.assert_allclose(ds["exact"].values, ds["bound"].values, rtol=1e-10, atol=0)
+
+
+def test_bbgg4_scenarios_name_the_winning_theorem_and_amplify(quick_results):
+    """T4opt wins for L < 1 and r >= 2 on the chains; noisy SGD is certified by T5opt away from the last index;
+    post-processing amplifies RDP (the best bound is below the mechanism's own, POST)."""
+    t4 = quick_results["BBGG-T4"]
+    assert str(t4["bound_theorem"].sel(L=0.5, r=5, alpha=2.0).values) == "BBGG-T4opt"
+    assert (t4["bound"] < t4["candidate_bound"].sel(theorem="POST")).all()
+    t5 = quick_results["BBGG-T5"]
+    assert str(t5["bound_theorem"].sel(index=1).values.ravel()[0]) == "BBGG-T5opt"
+    projected = quick_results["BBGG-T4-projected"]
+    assert set(np.asarray(projected["bound_theorem"]).ravel()) <= {"BBGG-T4opt", "BBGG-T4", "BBGG-E3"}
+
+
 def test_bbgg_t1_grid_exercises_every_rule_and_amplifies(quick_results):
     ds = quick_results["BBGG-T1"]
     winners = set(np.asarray(ds["bound_theorem"]).ravel())

@@ -1,6 +1,6 @@
 """Scenarios: THEORY results checked over grids (bound vs exact vs Monte Carlo)."""
 
-from .catalogue import SCENARIOS
+from .builtin import SCENARIOS
 from .discovery import ENTRY_POINT_GROUP, all_scenarios, get_scenario, installed_scenarios
 from .scenario import Scenario, ScenarioVariable, certified_delta
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from typing import Any
 
-from .catalogue import SCENARIOS
+from .builtin import SCENARIOS
 
 __all__ = ["ENTRY_POINT_GROUP", "all_scenarios", "get_scenario", "installed_scenarios"]
 

@@ -1,0 +1,14 @@
+"""The built-in scenarios, by name: the spine (`catalogue`) then BBGG §4 (`catalogue_bbgg4`).
+
+`markovdp.validation.all_scenarios` adds those of installed packages.
+"""
+
+from __future__ import annotations
+
+from .catalogue import SPINE_SCENARIOS
+from .catalogue_bbgg4 import BBGG4_SCENARIOS
+from .scenario import Scenario
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS)}
+
+__all__ = ["SCENARIOS"]
