@@ -291,7 +291,8 @@ def test_stale_checkpoint_is_removed_with_fresh(tmp_path, reference):
 
 # -- bad input ------------------------------------------------------------------------------------------
 def test_unreachable_scheduler_is_an_error_naming_the_address():
-    with pytest.raises(SchedulerUnreachable, match=r"tcp://127\.0\.0\.1:1"), open_executor("tcp://127.0.0.1:1"):
+    with pytest.raises(SchedulerUnreachable, match=r"tcp://127\.0\.0\.1:1"), open_executor("tcp://127.0.0.1:1",
+                                                                                         timeout=0.5):
         pass
 
 
