@@ -62,13 +62,26 @@ def _point_value(value: Any) -> Any:
     return value.decode() if isinstance(value, bytes) else value
 
 
+#: Variables every result has besides REQUIRED; anything else on the grid is a scenario's own variable.
+STANDARD = (*REQUIRED, "tightness", "ci_low_verdict", "candidate_bound")
+
+
+def scenario_variables(ds: xr.Dataset) -> list[str]:
+    """The scenario's own variables on the grid (e.g. BBGG-L3's ``pure_eps_ratio``), besides ``tightness``."""
+    dims = set(grid_dims(ds))
+    return [str(name) for name, var in ds.data_vars.items()
+            if name not in STANDARD and set(var.dims) == dims and np.issubdtype(var.dtype, np.number)]
+
+
 def rows(ds: xr.Dataset) -> list[dict[str, Any]]:
-    """One row per grid point: parameters, theorem, bound, exact, estimate and CI, verdict (and tightness).
+    """One row per grid point: parameters, theorem, bound, exact, estimate and CI, verdict (and tightness),
+    and ``variables``: the scenario's own variables (name → value).
 
     ``point`` holds the coordinate values; ``tightness`` is NaN where the Dataset has no such variable.
     """
     dims = grid_dims(ds)
-    names = [*REQUIRED, *(["tightness"] if "tightness" in ds else [])]
+    own = scenario_variables(ds)
+    names = [*REQUIRED, *(["tightness"] if "tightness" in ds else []), *own]
     flat = ds[names].stack(point=dims) if dims else ds[names].expand_dims(point=[0])
     out = []
     for i in range(flat.sizes["point"]):
@@ -82,6 +95,7 @@ def rows(ds: xr.Dataset) -> list[dict[str, Any]]:
             "ci_low": float(p["ci_low"]), "ci_high": float(p["ci_high"]),
             "verdict": verdict_name(float(p["verdict"])),
             "tightness": float(p["tightness"]) if "tightness" in p else math.nan,
+            "variables": {name: float(p[name]) for name in own},
         })
     return out
 
@@ -467,16 +481,25 @@ def markdown(ds: xr.Dataset, figure: str | None = None, *, source: str | None = 
             lines += [f"Tightness exact / bound: min {_fmt(float(tight.min()))}, median "
                       f"{_fmt(float(np.median(tight)))}, max {_fmt(float(tight.max()))} over {tight.size} points "
                       "(1 = the bound is attained).", ""]
+    own = scenario_variables(ds)
+    for name in own:
+        values = np.asarray(ds[name].values, dtype=np.float64)
+        values = values[np.isfinite(values)]
+        if values.size:
+            lines += [f"`{name}` ({ds[name].attrs.get('long_name', name)}): min {_fmt(float(values.min()))}, "
+                      f"max {_fmt(float(values.max()))} over {values.size} points.", ""]
     if figure:
         lines += [f"![{ds.attrs.get('scenario', '')}]({figure})", ""]
     lines += _compact_table(ds, table) + [""]
     head = ["parameters", "theorem", "bound", "exact", "estimate [CI]", "verdict"]
     head += ["tightness"] if "tightness" in ds else []
+    head += own
     lines += ["<details><summary>every grid point</summary>", "", "| " + " | ".join(head) + " |",
               "|" + "---|" * len(head)]
     for r in table:
         cells = [r["parameters"], r["theorem"], _fmt(r["bound"]), _fmt(r["exact"]), estimate_text(r), r["verdict"]]
         cells += [_fmt(r["tightness"])] if "tightness" in ds else []
+        cells += [_fmt(r["variables"][name]) for name in own]
         lines.append("| " + " | ".join(cells) + " |")
     lines += ["", "</details>", ""]
     return "\n".join(lines)
@@ -549,5 +572,7 @@ def write_report(datasets: Iterable[xr.Dataset], out: Path, command: str) -> Pat
     return path
 
 
-__all__ = ["estimate_text", "figure", "grid_dims", "markdown", "plot", "plot_certificate", "quantity", "rows",
-           "summary", "verdict_name", "write_report", "x_dim"]
+__all__ = [
+    "estimate_text", "figure", "grid_dims", "markdown", "plot", "plot_certificate", "quantity", "rows",
+    "scenario_variables", "summary", "verdict_name", "write_report", "x_dim"
+]

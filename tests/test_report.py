@@ -168,3 +168,17 @@ def test_a_categorical_parameter_is_labelled_by_its_values_not_an_index():
     assert [t.get_text() for t in fig.axes[0].get_xticklabels()] == ["wide", "narrow"]
     assert "eps=1" in fig.get_suptitle()
     matplotlib.pyplot.close(fig)
+
+
+def test_markdown_shows_a_scenarios_own_variables():
+    """BBGG-L3 records pure_eps_ratio and rdp_gain: the report gives their range and one column each per point."""
+    ratio = np.array([[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]])
+    gain = np.array([[0.4, 0.5, 0.6], [0.7, 0.8, 0.9]])
+    ds = result(pure_eps_ratio=ratio, rdp_gain=gain)
+    ds["rdp_gain"].attrs["long_name"] = "RDP of M >> K / RDP of M"
+    assert report.scenario_variables(ds) == ["pure_eps_ratio", "rdp_gain"]
+    text = report.markdown(ds, None)
+    assert "`rdp_gain` (RDP of M >> K / RDP of M): min 0.4000, max 0.9000 over 6 points." in text
+    header = next(line for line in text.splitlines() if line.startswith("| parameters |"))
+    assert header.rstrip().endswith("| pure_eps_ratio | rdp_gain |")
+    assert [r["variables"]["rdp_gain"] for r in report.rows(ds)] == gain.ravel().tolist()

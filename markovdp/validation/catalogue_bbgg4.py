@@ -235,8 +235,8 @@ T4_GRID_QUICK = {"L": (0.5, 1.0), "r": (1, 5, 20), "alpha": (2.0,)}
 BBGG_T4 = Scenario(
     name="BBGG-T4",
     theory_id="BBGG-T4",
-    description="r linear Gaussian steps y = L x + N(0, s²) after a Gaussian mechanism: T4 and T4opt vs exact "
-                "(T4opt tight).",
+    description="r linear Gaussian steps y = L x + N(0, s²) after a Gaussian mechanism: T4 and T4opt vs the exact "
+                "RDP (which also gains from the mechanism's own noise, that T4 does not use).",
     grid_full=T4_GRID_FULL,
     grid_quick=T4_GRID_QUICK,
     pipeline=t4_linear_pipeline,
