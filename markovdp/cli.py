@@ -20,6 +20,8 @@ DEFAULT_SEED = 20191208
 QUICK_SAMPLES = 20_000
 FULL_SAMPLES = 200_000
 DEFAULT_OUT = Path("data") / "validation"
+#: Seconds `validate` waits for the dask scheduler at ``--scheduler ADDRESS`` (as `open_executor`).
+CONNECT_TIMEOUT = 10.0
 
 
 #: Exit codes of a run stopped by Ctrl-C (SIGINT) and by SIGTERM: 128 + the signal number.
@@ -68,6 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--scheduler", default=None,
                      help="synchronous | threads | processes | a dask scheduler ADDRESS "
                           "(default: a local dask.distributed cluster, one worker per core)")
+    val.add_argument("--connect-timeout", type=float, default=CONNECT_TIMEOUT, metavar="SECONDS",
+                     help=f"seconds to wait for the scheduler at a given ADDRESS (default {CONNECT_TIMEOUT:g})")
     val.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT}/)")
     val.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoints")
     val.add_argument("--fresh", action="store_true", help="delete the checkpoints of an earlier run and start over")
@@ -151,6 +155,8 @@ def _validate(args, console, argv) -> int:
         raise UsageError(f"`--samples` must be an integer >= 1; got {samples}.")
     if args.seed < 0:
         raise UsageError(f"`--seed` must be a non-negative integer; got {args.seed}.")
+    if not args.connect_timeout > 0:
+        raise UsageError(f"`--connect-timeout` must be a number of seconds > 0; got {args.connect_timeout}.")
     plans = [plan_sweep(s, samples=samples, seed=args.seed, quick=args.quick) for s in scenarios]
     stores = [checkpoint_store(args.out, p, args.quick) for p in plans]
     earlier = [p.name for p, store in zip(plans, stores, strict=True) if store.exists()]
@@ -187,7 +193,7 @@ def _run_scenarios(args, console, argv, scenarios, plans, samples) -> int:
     datasets = []
     columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
     # transient: the bars vanish when the run ends or is interrupted, leaving the summary (or one line).
-    with open_executor(args.scheduler) as executor, Progress(*columns, console=console,
+    with open_executor(args.scheduler, timeout=args.connect_timeout) as executor, Progress(*columns, console=console,
                                                                transient=True) as progress:
         for scenario, plan in zip(scenarios, plans, strict=True):
             advance = _advance(progress, plan, resume=args.resume)

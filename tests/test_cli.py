@@ -112,7 +112,8 @@ def test_validate_runs_each_named_scenario_once(tmp_path):
     (["validate", "NOPE"], "BBGG-T1"),
     (["validate", "--samples", "0", "AAC-phi"], "`--samples`"),
     (["validate", "--seed", "-1", "AAC-phi"], "`--seed`"),
-    (["validate", "AAC-phi", "--scheduler", "tcp://127.0.0.1:1"], "127.0.0.1:1"),
+    (["validate", "AAC-phi", "--scheduler", "tcp://127.0.0.1:1", "--connect-timeout", "0.5"], "127.0.0.1:1"),
+    (["validate", "AAC-phi", "--connect-timeout", "0"], "`--connect-timeout`"),
     (["certify", "missing.csv"], "`MATRIX`"),
 ])
 def test_bad_command_lines_exit_2_with_a_message_and_no_traceback(tmp_path, args, message):
