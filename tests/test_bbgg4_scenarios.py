@@ -113,3 +113,68 @@ def test_bbgg_l3_scenario_variables(l1, l2):
     ratio = pure_eps_ratio(point, {})
     assert 1.0 <= ratio <= 1.0 + 1e-14
     assert rdp_gain(point, {}) < 1.0
+
+
+# ------------------------------------------------------------------ regressions found in review
+
+
+def test_bbgg_t4_reads_a_power_of_a_chain_in_order():
+    """(K1 >> K2) ** 2 is K1 K2 K1 K2: the second K1 reads K2's unprojected outputs, so a K1 whose Lipschitz
+    constant holds on W only must be refused exactly as in the chain written out step by step."""
+
+    @njit
+    def steep_outside(x, out):  # 1-Lipschitz on [-1, 1] only
+        for i in range(x.size):
+            out[i] = x[i] if abs(x[i]) <= 1.0 else 100.0 * (x[i] - 2.0)
+
+    W = md.Ball(1, 1.0)
+    k0 = md.LipschitzGaussianKernel(*md.linear_map(0.5), sigma=1.0, projection=W)
+    k1 = md.LipschitzGaussianKernel(steep_outside, 1.0, 1.0, projection=W, lipschitz_everywhere=False)
+    k2 = md.LipschitzGaussianKernel(*md.linear_map(0.5, 2.0), sigma=1.0)
+    mech = md.GaussianMechanism(1.0)
+    for kernel in (k0 >> (k1 >> k2) ** 2, k0 >> k1 >> k2 >> k1 >> k2):
+        reason = md.certify(mech >> kernel, rules=["BBGG-T4opt"]).reasons()["BBGG-T4opt"]
+        assert "kernel 4 of the chain" in reason
+
+
+def test_bbgg_e1_uses_the_spectral_norm_of_a_nearly_isotropic_map():
+    """A = diag(1 + 4e-13, 1 − 4e-13) passes the isotropy tolerance; the bound must use ||A||_2, never less."""
+    mech = md.GaussianMechanism(1e-3, dim=2)
+    pipeline = mech >> md.AffineGaussianKernel(np.diag([1 + 4e-13, 1 - 4e-13]), 0.0, 1e-3)
+    assert md.certify(pipeline).candidates["BBGG-E1"].renyi(2.0) >= md.renyi_profile(pipeline, 2.0)
+
+
+def test_translation_coupling_refuses_negative_rdp_values():
+    with pytest.raises(ValueError, match=">= 0"):
+        md.translation_coupling_rdp(2.0, 1.0, lambda a, t: -1.0, lambda a, t: -1.0)
+
+
+def test_sgd_on_a_box_is_not_pushed_as_a_whole_ball():
+    """The mean shifts of SGD on a box W fill a multiple of W − W, not a ball: its pair is exact for the output
+    itself but is not pushed through an affine kernel (whose worst direction would leave W − W)."""
+    box = md.Box([0.0, 0.0], [1.0, 0.01])
+    sgd = md.NoisyProjSGD(md.QuadraticLoss(box), 0.5, 1.0, None, [0.0, 0.0], n=3)
+    kernel = md.AffineGaussianKernel(np.diag([0.01, 1.0]), 0.0, 0.01)
+    data = np.array([[0.0, 0.0], [0.0, 0.0], [1.0, 0.01]])
+    other = data.copy()
+    other[2] = 0.0
+    assert md.renyi_profile(sgd.differing_at(3), 2.0) == pytest.approx(
+        md.renyi(sgd.output(data), sgd.output(other), alpha=2.0), rel=1e-12)
+    with pytest.raises(NotImplementedError):
+        md.renyi_profile(sgd.differing_at(3) >> kernel, 2.0)
+
+
+def test_multivariate_renyi_at_infinity_is_infinite_for_any_variance_above_the_reference():
+    p, q = md.MultivariateNormal(0.0, 1 + 5e-13), md.MultivariateNormal(0.0, 1.0)
+    assert np.all(np.isinf(md.renyi(p, q, alpha=np.array([1e14, np.inf]))))
+
+
+def test_rdp_delta_curve_refuses_nan_eps():
+    with pytest.raises(ValueError, match="`eps`"):
+        md.rdp_delta_curve(lambda a: 0.1 * a)(np.array([np.nan]))
+
+
+def test_sgd_refuses_a_start_outside_the_projection_set():
+    ball = md.Ball(1, 1.0)
+    with pytest.raises(ValueError, match="`x0`"):
+        md.NoisyProjSGD(md.QuadraticLoss(ball), 0.5, 1.0, ball, 100.0, n=3)

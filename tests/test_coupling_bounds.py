@@ -122,7 +122,7 @@ def test_bbgg_t2_bad_input_names_the_parameter():
         translation_coupling_rdp(1.0, 1.0, gauss, gauss)
     with pytest.raises(TypeError, match="`kernel_rdp` must be a function"):
         translation_coupling_rdp(2.0, 1.0, gauss, 3.0)
-    with pytest.raises(ValueError, match="must not be NaN"):
+    with pytest.raises(ValueError, match="must be >= 0"):
         translation_coupling_rdp(2.0, 1.0, gauss, lambda a, s: math.nan)
     with pytest.raises(ValueError, match="`sigma2` must be > 0"):
         iterated_gaussian_rdp(2.0, sensitivity=1.0, sigma1=1.0, sigma2=0.0)

@@ -149,7 +149,7 @@ def test_simulator_matches_a_numpy_loop_bit_for_bit() -> None:
     rng = np.random.default_rng(SEED)
     runs = 2 * BLOCK + 17  # two full blocks and a partial one
     for domain, projection, x0 in [(md.Ball(2, 1.0), md.Ball(2, 1.0), [0.9, -0.3]),
-                                   (md.Box([-1.0, 0.0, 0.0], [1.0, 0.5, 2.0]), "same", [0.0, 0.0, 3.0]),
+                                   (md.Box([-1.0, 0.0, 0.0], [1.0, 0.5, 2.0]), "same", [0.0, 0.25, 1.5]),
                                    (md.Ball(2, 1.5), None, md.Normal([0.5, 0.5], 2.0))]:
         projection = domain if projection == "same" else projection
         sgd = NoisyProjSGD(QuadraticLoss(domain), 0.6, 1.3, projection, x0, n=23)

@@ -123,4 +123,4 @@ def as_multivariate_normal(law: Normal | MultivariateNormal) -> MultivariateNorm
     raise fail("law", "a Normal or a MultivariateNormal", type(law).__name__, TypeError)
 
 
-__all__ = ["MultivariateNormal", "as_multivariate_normal", "check_covariance"]
+__all__ = ["MultivariateNormal", "as_multivariate_normal"]

@@ -10,7 +10,16 @@ from . import (
 from .aac import ldp_contraction_bound
 from .coefficients import dobrushin, doeblin, ldp_epsilon, ultra_mixing
 from .conversions import rdp_to_dp
-from .coupling import iterated_gaussian_rdp, iterated_laplace_rdp, lipschitz_kernel_rdp, translation_coupling_rdp
+from .coupling import (
+    gaussian_shift_rdp,
+    iterated_gaussian_rdp,
+    iterated_laplace_rdp,
+    laplace_shift_rdp,
+    lipschitz_gaussian_shift_rdp,
+    lipschitz_kernel_rdp,
+    translation_coupling_point,
+    translation_coupling_rdp,
+)
 from .exact import privacy_epsilon, privacy_profile, renyi_profile, worst_pair
 from .iteration import (
     lipschitz_chain_opt_rdp,
@@ -19,6 +28,7 @@ from .iteration import (
     noisy_sgd_convex_rdp,
     noisy_sgd_opt_rdp,
     noisy_sgd_rdp,
+    opt_factor,
 )
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
@@ -26,9 +36,10 @@ from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 
 __all__ = [
     "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "certify", "describe", "dobrushin", "doeblin",
-    "iterated_gaussian_rdp", "iterated_laplace_rdp", "ldp_contraction_bound", "ldp_epsilon",
-    "lipschitz_chain_opt_rdp", "lipschitz_chain_rdp", "lipschitz_kernel_rdp", "lipschitz_path_rdp",
-    "noisy_sgd_convex_rdp", "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "privacy_epsilon", "privacy_profile", "rdp_bound",
+    "gaussian_shift_rdp", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
+    "ldp_contraction_bound", "ldp_epsilon", "lipschitz_chain_opt_rdp", "lipschitz_chain_rdp",
+    "lipschitz_gaussian_shift_rdp", "lipschitz_kernel_rdp", "lipschitz_path_rdp", "noisy_sgd_convex_rdp",
+    "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "opt_factor", "privacy_epsilon", "privacy_profile", "rdp_bound",
     "rdp_delta_curve", "rdp_to_dp", "registered_theorems", "renyi_profile", "theorem", "theorems",
-    "translation_coupling_rdp", "ultra_mixing", "unregister", "worst_pair"
+    "translation_coupling_point", "translation_coupling_rdp", "ultra_mixing", "unregister", "worst_pair"
 ]

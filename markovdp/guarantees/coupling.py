@@ -57,8 +57,9 @@ def translation_coupling_point(alpha: float, distance: float, mechanism_rdp: Shi
 
     def objective(theta: float) -> float:
         value = float(mechanism_rdp(a, theta * dist)) + float(kernel_rdp(a, (1.0 - theta) * dist))
-        if math.isnan(value):
-            raise ValueError(f"the BBGG-T2 objective must not be NaN; got NaN at t = {theta * dist!r}.")
+        if not value >= 0.0:  # NaN or negative: not an RDP value
+            raise ValueError(f"the BBGG-T2 objective (mechanism_rdp + kernel_rdp) must be >= 0 (RDP values); got "
+                             f"{value!r} at t = {theta * dist!r}.")
         return value
 
     thetas = [0.0, 1.0]

@@ -20,6 +20,9 @@ from .rdp_curves import rdp_bound
 from .registry import theorem
 from .types import Bound, NotApplicable
 
+#: Relative tolerance on AᵀA = a² I for an isotropic affine kernel (BBGG-E1).
+ISOTROPY_RTOL = 1e-12
+
 
 def _class(module: str, name: str) -> type | None:
     """markovdp.<module>.<name>, or None while that module is not part of the package."""
@@ -76,10 +79,6 @@ def e1(subject: Any) -> Bound | NotApplicable:
                                     f"got {type(kernel).__name__}.")
 
 
-#: Relative tolerance on AᵀA = a² I for an isotropic affine kernel.
-ISOTROPY_RTOL = 1e-12
-
-
 def _isotropic_scale(kernel: Any) -> float | None:
     """a when the kernel is y = a Q x + b + N(0, sigma² I) with Q orthogonal (square A, AᵀA = a² I), else None."""
     A = np.asarray(kernel.A, dtype=np.float64)
@@ -89,7 +88,7 @@ def _isotropic_scale(kernel: Any) -> float | None:
     scale_sq = float(np.trace(gram)) / A.shape[0]
     if scale_sq == 0.0 or np.max(np.abs(gram - scale_sq * np.eye(A.shape[0]))) > ISOTROPY_RTOL * scale_sq:
         return None
-    return float(np.sqrt(scale_sq))
+    return float(np.linalg.norm(A, 2))  # the Lipschitz constant itself: never below it, however close to a·Q
 
 
 @theorem("BBGG-E2")
@@ -153,7 +152,10 @@ def _steps(kernel: Any) -> list[tuple[Any, int]]:
     if isinstance(kernel, Chain):
         return [step for op in kernel.operators for step in _steps(op)]
     if isinstance(kernel, Power):
-        return [(op, count * kernel.r) for op, count in _steps(kernel.base)]
+        base = _steps(kernel.base)
+        if len(base) == 1:  # K ** r of one kernel: one entry, however large r is
+            return [(base[0][0], base[0][1] * kernel.r)]
+        return base * kernel.r  # (K1 >> K2) ** r is K1 K2 K1 K2 ...: the order matters (who feeds whom)
     return [(kernel, 1)]
 
 

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_order, check_range, fail
+from .._validation import check_eps, check_order, check_range, fail
 from .types import Bound, Curve
 
 #: The default orders: alpha − 1 from 1e-3 to 1e5, 20 per decade, then alpha = inf.
@@ -41,7 +41,7 @@ def rdp_delta_curve(rdp_curve: Callable[[NDArray[np.float64]], ArrayLike],
         return cache[0]
 
     def curve(eps: NDArray[np.float64]) -> NDArray[np.float64]:
-        eps = np.asarray(eps, dtype=np.float64)
+        eps = np.asarray(check_eps("eps", eps, allow_inf=True), dtype=np.float64)
         r = values()
         finite = np.isfinite(grid) & np.isfinite(r)
         a, rf = grid[finite], r[finite]
@@ -67,4 +67,4 @@ def rdp_bound(theorem_id: str, inputs: Mapping[str, Any], rdp_curve: Callable[[N
     return Bound(theorem_id, dict(inputs), rdp_delta_curve(renyi, alphas), renyi)
 
 
-__all__ = ["ALPHA_GRID", "rdp_bound", "rdp_delta_curve"]
+__all__ = ["rdp_bound", "rdp_delta_curve"]

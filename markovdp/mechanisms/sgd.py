@@ -18,8 +18,8 @@ from .._random import RNGLike, as_generator
 from .._validation import check_int, check_positive, check_real, fail, readonly
 from ..distributions import Distribution, Normal
 from ..operators.base import IncompatibleSpaces
-from ..operators.projections import Projection, no_projection
-from ..pairs import ShiftPair
+from ..operators.projections import Ball, Projection, no_projection
+from ..pairs import Pairs, ShiftPair
 from ..spaces import RealSpace
 from .base import Mechanism, Neighbourhood
 from .losses import Loss, QuadraticLoss
@@ -77,6 +77,10 @@ class NoisyProjSGD(Mechanism):
                 raise IncompatibleSpaces(f"`projection` acts on R^{self.projection.dim}; the loss's parameter x "
                                          f"is in R^{d}.")
         object.__setattr__(self, "x0", _check_start(self.x0, d))
+        if self.projection is not None and not isinstance(self.x0, Distribution):
+            gap = float(np.max(np.abs(self.projection.project(self.x0 if d > 1 else self.x0[0]) - self.x0)))
+            if gap > 1e-12 * max(1.0, float(np.max(np.abs(self.x0)))):  # BBGG-A1 starts in W
+                raise fail("x0", f"a point of the projection set {self.projection!r}", repr(self.x0.tolist()))
 
     @property
     def dim(self) -> int:
@@ -136,7 +140,7 @@ class NoisyProjSGD(Mechanism):
         start = (1.0 - self.eta) ** self.n * self.x0.sigma if isinstance(self.x0, Normal) else 0.0
         return math.sqrt(self.sigma**2 * float(weights @ weights) + start**2)
 
-    def dominating_pairs(self) -> ShiftPair:
+    def dominating_pairs(self) -> ShiftPair | Pairs:
         """Where x_n is linear (see `output`): the pair of `differing_at(n)`, the index with the largest weight."""
         return self.differing_at(self.n).dominating_pairs()
 
@@ -231,10 +235,14 @@ class SGDDifferingAt(Mechanism):
     def run(self, dataset: ArrayLike, runs: int, *, rng: RNGLike = None) -> NDArray[np.float64]:
         return self.sgd.run(dataset, runs, rng=rng)
 
-    def dominating_pairs(self) -> ShiftPair:
+    def dominating_pairs(self) -> ShiftPair | Pairs:
         """Where x_n is linear (`NoisyProjSGD.output`): (N(0, s² I), N(Δ e_1, s² I)) with s the output's sigma and
         Δ = η |1 − η|^(n − index) diam W the largest shift of its mean when record `index` changes (records lie
-        in the loss's domain W, which attains its diameter). NotImplementedError otherwise."""
+        in the loss's domain W, which attains its diameter). NotImplementedError otherwise.
+
+        The mean shifts fill η |1 − η|^(n − index) (W − W). For a ball W that is a whole ball, so the pair is a
+        `ShiftPair` and stays exact through kernels that need the worst direction of a ball (an affine Gaussian
+        kernel); for a box it is not, so the pair is a plain `Pairs` (exact for the output itself, not pushed)."""
         sgd = self.sgd
         reason = sgd._not_linear()
         if reason is not None:
@@ -244,7 +252,10 @@ class SGDDifferingAt(Mechanism):
         shift = abs(float(sgd._weights()[self.index - 1])) * sgd.loss.lipschitz  # C = diam W for this loss
         origin = np.zeros(d) if d > 1 else 0.0
         shifted = np.eye(d)[0] * shift if d > 1 else shift
-        return ShiftPair(Normal(origin, sigma), Normal(shifted, sigma))
+        noise, moved = Normal(origin, sigma), Normal(shifted, sigma)
+        if isinstance(sgd.loss.domain, Ball):
+            return ShiftPair(noise, moved)
+        return Pairs(((noise, moved),))
 
     def __repr__(self) -> str:
         return f"{self.sgd!r}.differing_at({self.index})"

@@ -126,7 +126,8 @@ def linear_map(L: float, c: ArrayLike = 0.0, *, isometry: ArrayLike | None = Non
         d = np.size(c) if np.ndim(c) else (1 if dim is None else dim)
         Q = np.eye(d)
     shift = _vector("c", c, d)
-    psi = _affine(tuple(map(tuple, L * Q)), tuple(shift), f"linear_map(L={L!r})")
+    extra = ("" if not shift.any() else f", c={shift.tolist()!r}") + ("" if isometry is None else ", isometry=Q")
+    psi = _affine(tuple(map(tuple, L * Q)), tuple(shift), f"linear_map(L={L!r}{extra})")
     return psi, L
 
 

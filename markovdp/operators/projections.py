@@ -150,4 +150,4 @@ def no_projection() -> tuple[int, NDArray[np.float64]]:
     return NO_PROJECTION, np.zeros(0)
 
 
-__all__ = ["Ball", "Box", "Projection", "check_projection"]
+__all__ = ["Ball", "Box", "Projection"]

@@ -21,7 +21,12 @@ declaring its ``kind`` or registering rules with `register` on its pair of types
 
 from . import finite, gaussian, laplace, laplace_sum, multivariate_gaussian, quadrature  # noqa: F401  (rules)
 from .finite import hockey_stick_finite, kl_finite, renyi_finite
+from .laplace_sum import laplace_sum_hockey_stick, laplace_sum_kl, laplace_sum_renyi
+from .multivariate_gaussian import mahalanobis, mvn_kl, mvn_renyi
 from .registry import METHODS, NoRule, hockey_stick, kl, register, renyi, tv
 
-__all__ = ["METHODS", "NoRule", "hockey_stick", "hockey_stick_finite", "kl", "kl_finite", "register", "renyi",
-           "renyi_finite", "tv"]
+__all__ = [
+    "METHODS", "NoRule", "hockey_stick", "hockey_stick_finite", "kl", "kl_finite", "laplace_sum_hockey_stick",
+    "laplace_sum_kl", "laplace_sum_renyi", "mahalanobis", "mvn_kl", "mvn_renyi", "register", "renyi",
+    "renyi_finite", "tv"
+]

@@ -55,7 +55,7 @@ def mvn_renyi(p: MultivariateNormal, q: MultivariateNormal, alpha: Array) -> Arr
 
     Equal covariances: alpha/2 ||Δ||²_{Σ⁻¹} (alpha = inf: 0 if Δ = 0, else inf). alpha = inf otherwise:
     Σ_i [−½ log λ_i + δ_i² / (2 (1 − λ_i))] if every λ_i < 1 (Σ1 < Σ2), inf if some λ_i > 1; the
-    alpha → inf limit of the finite formula (a coordinate with |1 − λ_i| <= 1e-12 counts as λ_i = 1).
+    alpha → inf limit of the finite formula (a coordinate with 1 − 1e-12 <= λ_i <= 1 counts as λ_i = 1).
     """
     alpha = np.asarray(alpha, dtype=np.float64)
     out = np.empty(alpha.shape)
@@ -79,8 +79,10 @@ def mvn_renyi(p: MultivariateNormal, q: MultivariateNormal, alpha: Array) -> Arr
 
 
 def _renyi_inf(lam: Array, delta: Array) -> float:
-    equal = np.abs(1.0 - lam) <= _EQUAL_AT_INF
-    if np.any(lam[~equal] > 1.0) or np.any(delta[equal] != 0.0):
+    # λ_i > 1 (however close to 1) makes the log-likelihood ratio unbounded: inf. Only 1 − 1e-12 <= λ_i <= 1
+    # counts as equal (the limit term −½ log λ_i → 0), so rounding can only raise the value, never lower it.
+    equal = (lam <= 1.0) & (1.0 - lam <= _EQUAL_AT_INF)
+    if np.any(lam > 1.0) or np.any(delta[equal] != 0.0):
         return math.inf
     lam, delta = lam[~equal], delta[~equal]
     return float((-0.5 * np.log(lam) + np.square(delta) / (2.0 * (1.0 - lam))).sum())
