@@ -326,7 +326,7 @@ def mp_renyi_atoms(p, q, alpha, digits: int = 60) -> float:
 def mp_hockey_stick_normals(m1, s1, m2, s2, eps, digits: int = 50) -> float:
     """E_{e^eps}(N(m1, s1²) || N(m2, s2²)) on R, s1 != s2: the privacy loss L(x) is the quadratic
     A x² + B x + C' in x (THEORY: Notation), so {L > eps} has its ends at the real roots of A x² + B x + C,
-    found here in mpmath (`polyroots`); then mpmath quadrature of p − e^eps q over that set."""
+    found in mpmath (the quadratic formula, cancellation-free); then mpmath quadrature of p − e^eps q over that set."""
     with mp.workdps(digits):
         m1, s1, m2, s2, eps = (mp.mpf(v) for v in (m1, s1, m2, s2, eps))
         A = 1 / (2 * s2**2) - 1 / (2 * s1**2)
@@ -340,7 +340,9 @@ def mp_hockey_stick_normals(m1, s1, m2, s2, eps, digits: int = 50) -> float:
         disc = B**2 - 4 * A * C
         if disc <= 0:
             return 0.0
-        lo, hi = sorted(mp.re(r) for r in mp.polyroots([A, B, C], maxsteps=200, extraprec=2 * digits))
+        root = mp.sqrt(disc)  # the two real roots, the larger-magnitude one first (no cancellation)
+        far = (-B - mp.sign(B) * root) / (2 * A) if B != 0 else root / (2 * A)
+        lo, hi = sorted((far, C / (A * far)))
         if A < 0:  # s1 < s2: the set is (lo, hi)
             return float(max(mp.quad(f, [lo, (lo + hi) / 2, hi]), 0))
         return float(max(mp.quad(f, [mp.ninf, lo]) + mp.quad(f, [hi, mp.inf]), 0))
