@@ -37,7 +37,7 @@ def check_covariance(name: str, value: ArrayLike, d: int) -> tuple[NDArray[np.fl
     if asym.max() > SYMMETRY_RTOL * np.abs(arr).max():
         i, j = np.unravel_index(int(np.argmax(asym)), asym.shape)
         raise fail(name, f"symmetric (|C − Cᵀ| <= {SYMMETRY_RTOL:g} max |C|)",
-                   f"not symmetric: C[{i}, {j}] = {arr[i, j]!r}, C[{j}, {i}] = {arr[j, i]!r}")
+                   f"not symmetric: C[{i}, {j}] = {float(arr[i, j])!r}, C[{j}, {i}] = {float(arr[j, i])!r}")
     sym = 0.5 * (arr + arr.T)
     try:
         chol = np.linalg.cholesky(sym)

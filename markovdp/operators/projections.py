@@ -102,7 +102,7 @@ class Box(Projection):
             raise fail("high", f"the shape of `low` {low.shape}", f"shape {high.shape}")
         if np.any(high < low):
             n = int(np.argmax(high < low))
-            raise fail("high", f">= `low` in every coordinate (low[{n}] = {low[n]!r})", float(high[n]))
+            raise fail("high", f">= `low` in every coordinate (low[{n}] = {float(low[n])!r})", float(high[n]))
         object.__setattr__(self, "low", readonly(low))
         object.__setattr__(self, "high", readonly(high))
 
