@@ -196,6 +196,20 @@ def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
     return np.asarray(arr, dtype=np.int64, order="C")  # a scalar stays a scalar
 
 
+def check_vector(name: str, value: ArrayLike, size: int | None = None, *,
+                 broadcast: bool = False) -> NDArray[np.float64]:
+    """A non-empty 1-D vector of finite reals, as a new C-contiguous float64 array; of length `size` when given
+    (with ``broadcast=True`` a scalar is repeated to that length)."""
+    arr = np.ascontiguousarray(np.atleast_1d(check_real(name, value)), dtype=np.float64)
+    if broadcast and size is not None and arr.shape == (1,):
+        arr = np.full(size, float(arr[0]))
+    if arr.ndim != 1 or arr.size == 0 or (size is not None and arr.size != size):
+        allowed = ("a non-empty vector" if size is None else
+                   f"a scalar or a vector of length {size}" if broadcast else f"a vector of shape ({size},)")
+        raise fail(name, allowed, f"shape {arr.shape}")
+    return arr
+
+
 def check_points(name: str, x: ArrayLike, d: int) -> NDArray[np.float64]:
     """Points of R^d: shape (n,) when d = 1 (a scalar is one point), (n, d) otherwise."""
     arr = np.asarray(check_real(name, x), dtype=np.float64)

@@ -113,3 +113,18 @@ def test_message_template():
     with pytest.raises(ValueError) as info:
         md.GaussianKernel(-2.0)
     assert str(info.value) == "`sigma` must be > 0 and finite; got -2.0."
+
+
+def test_check_vector_shapes_and_messages():
+    from markovdp._validation import check_vector
+
+    np.testing.assert_array_equal(check_vector("c", 2.0, 3, broadcast=True), [2.0, 2.0, 2.0])
+    assert check_vector("a", [1, 2]).dtype == np.float64
+    with pytest.raises(ValueError, match=r"`x` must be a vector of shape \(3,\)"):
+        check_vector("x", [1.0, 2.0], 3)
+    with pytest.raises(ValueError, match="`b` must be a scalar or a vector of length 3"):
+        check_vector("b", [1.0, 2.0], 3, broadcast=True)
+    with pytest.raises(ValueError, match="`a` must be a non-empty vector"):
+        check_vector("a", [])
+    with pytest.raises(ValueError, match="NaN"):
+        check_vector("a", [1.0, np.nan])

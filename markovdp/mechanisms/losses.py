@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_int, check_positive, check_range, check_real, fail
+from .._validation import check_int, check_positive, check_range, check_real, check_vector, fail
 from ..operators.projections import Ball, Box, Projection
 
 #: numba codes of the built-in losses (`markovdp.mechanisms._sgd_kernels.gradient`); 0: a user loss.
@@ -52,18 +52,11 @@ class Loss(abc.ABC):
         """∇_x ℓ(x; z) at one point x (shape (d,)) for one record z (shape (p,)), by the compiled gradient."""
         from ._sgd_kernels import gradient
 
-        point = _vector("x", x, self.dim)
-        record = _vector("z", z, self.record_dim)
+        point = check_vector("x", x, self.dim)
+        record = check_vector("z", z, self.record_dim)
         out = np.empty(self.dim)
         gradient(self.code, self.parameters(), point, record, out)
         return out
-
-
-def _vector(name: str, value: ArrayLike, size: int) -> NDArray[np.float64]:
-    arr = np.ascontiguousarray(np.atleast_1d(check_real(name, value)), dtype=np.float64)
-    if arr.shape != (size,):
-        raise fail(name, f"a vector of shape ({size},)", f"shape {arr.shape}")
-    return arr
 
 
 def largest_norm(domain: Projection) -> float:
@@ -233,7 +226,7 @@ class GradientLoss(Loss):
 
     def gradient_at(self, x: ArrayLike, z: ArrayLike) -> NDArray[np.float64]:
         out = np.empty(self.dim)
-        self.gradient(_vector("x", x, self.dim), _vector("z", z, self.record_dim), out)
+        self.gradient(check_vector("x", x, self.dim), check_vector("z", z, self.record_dim), out)
         return out
 
     def __repr__(self) -> str:

@@ -17,21 +17,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_positive, check_real, fail
+from .._validation import check_positive, check_real, check_vector, fail
 
 #: Tolerance on ||QᵀQ − I||_max for an isometry Q, and on ||H − Hᵀ||_max / ||H||_max for a Hessian H.
 ORTHOGONALITY_TOL = 1e-12
-
-
-def _vector(name: str, value: ArrayLike, d: int | None = None) -> NDArray[np.float64]:
-    """A finite 1-D vector (a scalar broadcasts to length `d` when `d` is given)."""
-    arr = np.atleast_1d(np.asarray(check_real(name, value), dtype=np.float64))
-    if d is not None and arr.size == 1:
-        arr = np.full(d, float(arr[0]))
-    if arr.ndim != 1 or arr.size == 0 or (d is not None and arr.size != d):
-        size = "a non-empty vector" if d is None else f"a scalar or a vector of length {d}"
-        raise fail(name, size, f"shape {arr.shape}")
-    return arr
 
 
 def _square(name: str, value: ArrayLike) -> NDArray[np.float64]:
@@ -125,7 +114,7 @@ def linear_map(L: float, c: ArrayLike = 0.0, *, isometry: ArrayLike | None = Non
     else:
         d = np.size(c) if np.ndim(c) else (1 if dim is None else dim)
         Q = np.eye(d)
-    shift = _vector("c", c, d)
+    shift = check_vector("c", c, d, broadcast=True)
     extra = ("" if not shift.any() else f", c={shift.tolist()!r}") + ("" if isometry is None else ", isometry=Q")
     psi = _affine(tuple(map(tuple, L * Q)), tuple(shift), f"linear_map(L={L!r}{extra})")
     return psi, L
@@ -133,7 +122,7 @@ def linear_map(L: float, c: ArrayLike = 0.0, *, isometry: ArrayLike | None = Non
 
 def diagonal_map(a: ArrayLike) -> tuple[Any, float]:
     """ψ(x) = diag(a) x on R^len(a): Lipschitz constant max_i |a_i| exactly (a not all zero)."""
-    a = _vector("a", a)
+    a = check_vector("a", a)
     lipschitz = float(np.max(np.abs(a)))
     if lipschitz == 0.0:
         raise fail("a", "a vector with at least one non-zero entry", "all zeros")
@@ -163,7 +152,7 @@ def gradient_step_map(H: ArrayLike, eta: float, b: ArrayLike = 0.0) -> tuple[Any
     lipschitz = float(np.max(np.abs(np.linalg.eigvalsh(step))))
     if lipschitz == 0.0:
         raise fail("eta", "such that I − eta H is not zero (ψ would be constant)", eta)
-    shift = eta * _vector("b", b, d)
+    shift = eta * check_vector("b", b, d, broadcast=True)
     return _affine(tuple(map(tuple, step)), tuple(shift), f"gradient_step_map(eta={eta!r})"), lipschitz
 
 
