@@ -24,6 +24,7 @@ from markovdp.sweeps import (
     OK,
     VIOLATION,
     CheckpointsExist,
+    DaskExecutor,
     SchedulerUnreachable,
     open_executor,
     run_sweep,
@@ -340,3 +341,58 @@ def test_verdict_rule(bound, exact, ci_low, target, expected):
 def test_verdict_rejects_unknown_target():
     with pytest.raises(ValueError, match="`target`"):
         verdict(0.5, 0.4, 0.3, target="lower")
+
+
+
+def _tick(i: int) -> int:
+    return i
+
+
+def test_cancelling_futures_on_a_cluster(cluster_address):
+    """On a real cluster, cancelled futures end cancelled or with their own result, the others with theirs."""
+    import concurrent.futures as cf
+
+    from distributed import Client
+
+    with Client(cluster_address) as client:
+        executor = DaskExecutor(client)
+        futures = [executor.submit(_tick, i) for i in range(40)]
+        for future in futures[::2]:
+            future.cancel()
+        done, _ = cf.wait(futures[1::2], timeout=30)
+        executor.shutdown(wait=True)
+    assert sorted(f.result() for f in done) == list(range(1, 40, 2))
+    assert all(f.cancelled() or f.result() == i for i, f in zip(range(0, 40, 2), futures[::2], strict=True))
+
+
+class _FakeTask:
+    """A dask future that has finished, whose done-callback the test fires by hand."""
+
+    status = "finished"
+
+    def __init__(self) -> None:
+        self.callbacks: list = []
+
+    def add_done_callback(self, fn) -> None:
+        self.callbacks.append(fn)
+
+    def cancel(self) -> None:
+        pass  # too late: the task has finished
+
+    def result(self) -> int:
+        return 7
+
+
+def test_a_result_arriving_after_cancel_is_dropped_quietly():
+    """The race behind a traceback on SIGTERM: the future is cancelled, then its task's result arrives.
+    distributed's ``Client.get_executor()`` calls ``set_result`` on the cancelled future there
+    (InvalidStateError); `DaskExecutor` drops the result, and an uncancelled future still gets its own."""
+    task, other = _FakeTask(), _FakeTask()
+    client = type("FakeClient", (), {"submit": lambda self, fn, *a, **k: next(tasks)})()
+    tasks = iter([task, other])
+    executor = DaskExecutor(client)
+    cancelled, kept = executor.submit(_tick, 1), executor.submit(_tick, 2)
+    assert cancelled.cancel()
+    for fn in task.callbacks + other.callbacks:
+        fn(task if fn in task.callbacks else other)  # raises InvalidStateError without the guard
+    assert cancelled.cancelled() and kept.result() == 7

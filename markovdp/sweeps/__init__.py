@@ -14,7 +14,14 @@ from .atomic import atomic_write
 from .checkpoint import CHECKPOINT_DIR, CheckpointsExist, CheckpointStore, saved_batches
 from .dataset import build_dataset, write_dataset
 from .engine import EstimateLike, SweepScenario, checkpoint_store, run_sweep, verdict_confidence
-from .executors import LOCAL_SCHEDULERS, SchedulerUnreachable, SynchronousExecutor, open_executor, worker_count
+from .executors import (
+    LOCAL_SCHEDULERS,
+    DaskExecutor,
+    SchedulerUnreachable,
+    SynchronousExecutor,
+    open_executor,
+    worker_count,
+)
 from .plan import SweepPlan, plan_sweep
 from .provenance import git_commit, markovdp_version
 from .verdict import FLAG_MEANINGS, FLAG_VALUES, NOT_APPLICABLE, OK, VIOLATION, verdict
@@ -39,6 +46,7 @@ __all__ = [
     "checkpoint_store",
     "git_commit",
     "markovdp_version",
+    "DaskExecutor",
     "open_executor",
     "plan_sweep",
     "run_sweep",

@@ -3,7 +3,7 @@
 `open_executor(scheduler)` yields one and shuts it down on exit:
 
 - None: a local ``dask.distributed`` cluster (one single-threaded worker process per core), through
-  ``Client.get_executor()``; an address: an existing cluster, the same way.
+  `DaskExecutor`; an address: an existing cluster, the same way.
 - "threads" / "processes": ``concurrent.futures.ThreadPoolExecutor`` / ``ProcessPoolExecutor`` (spawned
   workers that ignore Ctrl-C). Plain pools rather than dask's local schedulers behind an Executor: those
   schedulers are built on the same pools and add a task graph that independent tasks do not need, and a
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import concurrent.futures as cf
 import contextlib
+import functools
 import logging
 import multiprocessing
 import os
@@ -29,6 +30,7 @@ from typing import Any
 
 __all__ = [
     "LOCAL_SCHEDULERS",
+    "DaskExecutor",
     "SchedulerUnreachable",
     "SynchronousExecutor",
     "open_executor",
@@ -77,12 +79,64 @@ class SynchronousExecutor(cf.Executor):
         return "SynchronousExecutor()"
 
 
+class DaskExecutor(cf.Executor):
+    """A `concurrent.futures.Executor` over a ``distributed.Client``: each task a ``Client.submit``.
+
+    Cancelling a returned future cancels its task. Unlike ``Client.get_executor()`` (distributed
+    2026.8), a task that finishes just after its future was cancelled is dropped quietly: there the
+    late result hits the cancelled future and the event loop logs an ``InvalidStateError`` traceback
+    (seen on Ctrl-C / SIGTERM in the middle of a sweep).
+    """
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self._tasks: set[Any] = set()
+        self._lock = threading.Lock()
+        self._shutdown = False
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
+        with self._lock:
+            if self._shutdown:
+                raise RuntimeError("cannot schedule new futures after shutdown")
+            # pure=False: two tasks with equal arguments are still two tasks (never merged by key).
+            task = self.client.submit(fn, *args, pure=False, **kwargs)
+            self._tasks.add(task)
+        future: cf.Future[Any] = cf.Future()
+        future.add_done_callback(lambda f: task.cancel() if f.cancelled() else None)
+        task.add_done_callback(functools.partial(self._forward, future))  # runs in dask's callback thread
+        return future
+
+    def _forward(self, future: cf.Future[Any], task: Any) -> None:
+        with self._lock:
+            self._tasks.discard(task)
+        if task.status == "cancelled":
+            future.cancel()
+        if not future.set_running_or_notify_cancel():  # cancelled here or by the consumer: nothing to hand over
+            return
+        try:
+            future.set_result(task.result())
+        except BaseException as exc:  # the task's own exception, re-raised by ``future.result()``
+            future.set_exception(exc)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        """Stop accepting tasks; cancel the unfinished ones unless `wait` (then wait for them)."""
+        with self._lock:
+            self._shutdown = True
+            tasks = list(self._tasks)
+        if wait and not cancel_futures:
+            from distributed import wait as wait_for
+
+            wait_for(tasks)
+        elif tasks:
+            self.client.cancel(tasks)
+
+
 def worker_count(executor: cf.Executor) -> int:
     """How many tasks `executor` runs at once (picks default chunk sizes; never affects results)."""
     if isinstance(executor, SynchronousExecutor):
         return 1
-    client = getattr(executor, "_client", None)  # distributed's ClientExecutor
-    if client is not None:
+    if isinstance(executor, DaskExecutor):
+        client = executor.client
         return max(1, sum(client.nthreads().values()))
     workers = getattr(executor, "_max_workers", None)  # ThreadPoolExecutor, ProcessPoolExecutor
     return max(1, int(workers)) if workers else max(1, os.cpu_count() or 1)
@@ -121,8 +175,7 @@ def _connect(address: str, timeout: float) -> Any:
 
 @contextlib.contextmanager
 def _client_executor(client: Any) -> Iterator[cf.Executor]:
-    # pure=False: two tasks with equal arguments are still two tasks (never merged by key).
-    executor = client.get_executor(pure=False)
+    executor = DaskExecutor(client)
     try:
         yield executor
     finally:
