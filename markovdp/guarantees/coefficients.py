@@ -5,6 +5,9 @@ of the E_gamma contraction coefficient), AAC-T1 (local DP iff eta_{e^eps}(K) <= 
 
 Every function takes ``K``: an object with a validated ``.matrix`` (`FiniteKernel`, a finite mechanism)
 or a raw row-stochastic 2-D array-like (validated here). Other operators raise `NotImplementedError`.
+`dobrushin` and `ldp_epsilon` also take an *implicit channel* (a huge output space, e.g.
+`markovdp.mechanisms.local.implicit_channel.UnaryChannel`): an object with a method ``ldp_kernel()`` that
+returns a finite kernel with the same E_gamma coefficient at every gamma (AAC-eta), which they use instead.
 """
 
 from __future__ import annotations
@@ -50,6 +53,12 @@ def _finite_matrix(K: Any, func: str) -> NDArray[np.float64]:
         arr = arr.view()
         arr.flags.writeable = False
     return arr
+
+
+def _ldp_stand_in(K: Any) -> Any:
+    """An implicit channel's finite stand-in ``K.ldp_kernel()`` (same E_gamma coefficient at every gamma), else K."""
+    stand_in = getattr(K, "ldp_kernel", None)
+    return K if stand_in is None else stand_in()
 
 
 def _scalar(name: str, value: Any, checked: float | NDArray[np.float64]) -> float:
@@ -138,8 +147,9 @@ def dobrushin(K: Any, eps: float = 0.0) -> float:
 
     Parameters
     ----------
-    K : FiniteKernel, finite mechanism, or array-like (k, m)
-        Anything with a ``.matrix``, or a row-stochastic matrix.
+    K : FiniteKernel, finite mechanism, implicit channel, or array-like (k, m)
+        Anything with a ``.matrix``, a row-stochastic matrix, or an object with ``ldp_kernel()`` (module
+        docstring).
     eps : float, default 0
         Privacy level in nats, >= 0; ``inf`` gives the D_inf coefficient max Σ_{y: K[x',y]=0} K[x,y].
         ``eps = 0`` is Dobrushin's TV coefficient ½ max Σ_y |K[x,y] − K[x',y]|.
@@ -157,7 +167,7 @@ def dobrushin(K: Any, eps: float = 0.0) -> float:
         `K` is an operator without a finite matrix.
     """
     e = _scalar("eps", eps, check_eps("eps", eps, allow_inf=True))
-    return _coefficient(_finite_matrix(K, "dobrushin"), e)
+    return _coefficient(_finite_matrix(_ldp_stand_in(K), "dobrushin"), e)
 
 
 def doeblin(K: Any) -> float:
@@ -213,7 +223,7 @@ def ldp_epsilon(K: Any, delta: float = 0.0) -> float:
 
     Parameters
     ----------
-    K : FiniteKernel, finite mechanism, or array-like (k, m)
+    K : FiniteKernel, finite mechanism, implicit channel (``ldp_kernel()``), or array-like (k, m)
     delta : float, default 0
         In [0, 1].
 
@@ -230,7 +240,7 @@ def ldp_epsilon(K: Any, delta: float = 0.0) -> float:
         `K` is an operator without a finite matrix.
     """
     d = _scalar("delta", delta, check_probability("delta", delta))
-    P = _finite_matrix(K, "ldp_epsilon")
+    P = _finite_matrix(_ldp_stand_in(K), "ldp_epsilon")
     if d == 0.0:
         return _pure_ldp_epsilon(P)
     if P.shape[0] >= _PRUNE_MIN_ROWS:

@@ -11,8 +11,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._random import RNGLike
-from .._validation import check_eps, check_int, check_stochastic_matrix, fail, readonly
+from .._random import RNGLike, as_generator
+from .._validation import check_eps, check_int, check_states, check_stochastic_matrix, fail, readonly
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel, matrix_text
 from ..pairs import (
@@ -154,6 +154,56 @@ class RandomizedResponse(MatrixMechanism):
     @property
     def neighbours(self) -> AllPairs:
         return AllPairs()
+
+    @property
+    def channel(self) -> FiniteKernel:
+        """The exact channel (the rows) as a `FiniteKernel`: the frequency-oracle view (SRP-Tab1)."""
+        return self.kernel
+
+    def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.int64]:
+        """y_i ~ M(x_i) for inputs of any shape, by the closed-form inverse CDF of the row (numba), one uniform
+        per draw (``rng.random(n)``): the law of `kernel.sample`, and its very draws except where a uniform lies
+        within rounding of a CDF step; no k × k table is read, so the rate does not fall with k."""
+        from .local import _hadamard_kernels as kernels  # numba: imported where used
+
+        states = check_states("x", value, self.k)
+        flat = states.ravel()
+        log_p, log_q = _rr_log_probs(self.k, self.eps)
+        out = np.empty(flat.size, dtype=np.int64)
+        uniforms = as_generator(rng).random(flat.size)
+        kernels.randomized_response(flat, uniforms, self.k, math.exp(log_p), math.exp(log_q), out)
+        return out.reshape(states.shape)
+
+    def estimate(self, reports: ArrayLike) -> NDArray[np.float64]:
+        """Unbiased f̂(x) = (c_x/n − q)/(p − q) from n >= 1 reports, c_x = #{i : y_i = x} (SRP-Est).
+
+        E[c_x/n] = q + f(x)(p − q) with f the inputs' empirical frequencies (fixed inputs; p_X for i.i.d. ones).
+        Variance: (f(x) p(1 − p) + (1 − f(x)) q(1 − q)) / (n (p − q)²) for fixed inputs, π(1 − π)/(n (p − q)²)
+        with π = q + p_X(x)(p − q) for i.i.d. ones. Raises ValueError at eps = 0 (no unbiased estimator).
+        """
+        from .local.frequency import _report_counts, _require_informative
+
+        _require_informative(self.eps)
+        counts, n = _report_counts("reports", reports, self.k)
+        log_p, log_q = _rr_log_probs(self.k, self.eps)
+        p = math.exp(log_p)
+        return (counts / n - math.exp(log_q)) / (p * -math.expm1(-self.eps))
+
+    @property
+    def randomness_bits(self) -> float:
+        """Private random bits per user: H(Y | X = x) = −p log2 p − (k − 1) q log2 q (SRP-Tab1).
+
+        The least any keyed implementation needs; Y = (X + U) mod k with U ~ (p, q, …, q) attains it (SRP-Rec,
+        s = 1). Exact at every eps (from the log probabilities).
+        """
+        log_p, log_q = _rr_log_probs(self.k, self.eps)
+        nats = -math.exp(log_p) * log_p - (self.k - 1) * math.exp(log_q) * log_q
+        return nats / math.log(2.0)
+
+    @property
+    def output_entropy_bits(self) -> float:
+        """max_x H(Y | X = x) in bits (SRP's R): every row has the entropy `randomness_bits`."""
+        return self.randomness_bits
 
     def dominating_pairs(self) -> RandomizedResponsePairs:
         """Every ordered pair of rows, with the closed-form profile, RDP curve and inverse."""

@@ -1,0 +1,293 @@
+"""Frequency oracles with small output spaces: k-ary RR, Hadamard response, binary Hadamard (SRP-Tab1, SRP-Est).
+
+Each oracle's channel is held against an independent computation (brute-force popcount parities, scipy's Hadamard
+matrix, scipy entropies, mpmath), its declared eps against `ldp_epsilon` (AAC-T1), its sampler against the channel
+rows (chi-square at a fixed seed) and its estimator against the channel: E[f̂ | x] = Σ_y Q[x, y] f̂(y) = e_x exactly.
+"""
+
+from __future__ import annotations
+
+import math
+
+import mpmath
+import numpy as np
+import pytest
+import scipy.stats as st
+from scipy.linalg import hadamard
+
+import markovdp as md
+from markovdp.guarantees.coefficients import ldp_epsilon
+from markovdp.mechanisms.finite import RandomizedResponse
+from markovdp.mechanisms.local import _hadamard_kernels as kernels
+from markovdp.mechanisms.local.binary_hadamard import BinaryHadamard
+from markovdp.mechanisms.local.entropy import binary_entropy
+from markovdp.mechanisms.local.frequency import empirical_frequencies
+from markovdp.mechanisms.local.hadamard import HadamardResponse, _keep_entropy_bits, _walsh_hadamard
+
+ORACLES = (RandomizedResponse, HadamardResponse, BinaryHadamard)
+KS = (2, 3, 4, 8, 16, 33, 64)
+EPS_GRID = (0.1, 0.5, 1.0, 2.0, 5.0, 10.0)
+
+
+def parity(v: int) -> int:
+    return bin(v).count("1") % 2
+
+
+def brute_channel(oracle) -> np.ndarray:
+    """The channel from the definitions, entry by entry (popcount parities of Python ints, no scipy, no numba)."""
+    k, eps = oracle.k, oracle.eps
+    if isinstance(oracle, RandomizedResponse):
+        return np.array([[math.exp(eps) if x == y else 1.0 for y in range(k)] for x in range(k)]) / (math.exp(eps)
+                                                                                                     + k - 1)
+    order = 1
+    while order <= k:
+        order *= 2
+    a = math.exp(eps) / (math.exp(eps) + 1)
+    if isinstance(oracle, HadamardResponse):
+        return np.array([[(a if parity((x + 1) & y) == 0 else 1 - a) / (order / 2) for y in range(order)]
+                         for x in range(k)])
+    return np.array([[(a if parity((x + 1) & (y >> 1)) == (y & 1) else 1 - a) / order for y in range(2 * order)]
+                     for x in range(k)])
+
+
+def estimator_matrix(oracle) -> np.ndarray:
+    """G[y] = the estimate from the single report y."""
+    return np.array([oracle.estimate(np.array([y])) for y in range(oracle.channel.matrix.shape[1])])
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_srp_tab1_exact_certification(cls):
+    """ldp_epsilon(channel) equals the declared eps to 1e-12 (so no larger: no false claim), on the whole grid."""
+    for k in KS:
+        for eps in EPS_GRID:
+            oracle = cls(k, eps)
+            assert isinstance(oracle.channel, md.FiniteKernel)
+            assert oracle.channel.matrix.shape[0] == k
+            assert abs(ldp_epsilon(oracle.channel) - eps) <= 1e-12
+    assert ldp_epsilon(cls(5, 0.0).channel) == 0.0
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_srp_tab1_channel_matches_the_definition(cls):
+    """Q from the class (scipy's Hadamard matrix, RR's closed form) equals Q built from popcount parities."""
+    for k in (2, 3, 4, 7, 8, 33):
+        for eps in (0.0, 0.5, 5.0):
+            oracle = cls(k, eps)
+            np.testing.assert_allclose(oracle.channel.matrix, brute_channel(oracle), rtol=1e-13, atol=0)
+
+
+def test_srp_tab1_hadamard_output_sizes():
+    """K = the smallest power of 2 strictly greater than k: k < K <= 2k; HR has K outputs, BH 2K."""
+    for k, order in ((2, 4), (3, 4), (4, 8), (7, 8), (8, 16), (33, 64), (64, 128)):
+        assert HadamardResponse(k, 1.0).hadamard_order == order
+        assert HadamardResponse(k, 1.0).channel.matrix.shape == (k, order)
+        assert BinaryHadamard(k, 1.0).channel.matrix.shape == (k, 2 * order)
+
+
+@pytest.mark.parametrize("cls", (HadamardResponse, BinaryHadamard))
+def test_oracles_are_exact_mechanisms(cls):
+    """The oracles are finite mechanisms with local-DP neighbours: privacy_epsilon reads their rows."""
+    oracle = cls(6, 1.5)
+    assert md.privacy_epsilon(oracle, 0.0) == pytest.approx(1.5, rel=1e-12)
+
+
+def test_walsh_hadamard_matches_scipy():
+    rng = np.random.default_rng(3)
+    for order in (1, 2, 4, 64, 256):
+        v = rng.standard_normal(order)
+        np.testing.assert_allclose(_walsh_hadamard(v), hadamard(order) @ v, rtol=1e-12, atol=1e-12)
+
+
+def test_hadamard_response_kernel_is_a_bijection_onto_c_x():
+    """With the in/out coin fixed, the K/2 indices map one to one onto C_x (in) or its complement (out)."""
+    for k in (2, 5, 33):
+        rows = hadamard(HadamardResponse(k, 1.0).hadamard_order)[1:k + 1]
+        half = rows.shape[1] // 2
+        for x in range(k):
+            for u, sign in ((0.0, 1), (0.999, -1)):
+                out = np.empty(half, dtype=np.int64)
+                kernels.hadamard_response(np.full(half, x), np.full(half, u), np.arange(half), 0.5, out)
+                assert sorted(out) == list(np.flatnonzero(rows[x] == sign))
+
+
+def chi_square_rows(oracle, per_input: int, seed: int) -> tuple[float, float]:
+    """Chi-square statistic of `per_input` reports of every input against the channel rows, and its 1e-6 quantile."""
+    k = oracle.k
+    matrix = oracle.channel.matrix
+    x = np.repeat(np.arange(k), per_input)
+    y = oracle.sample(x, rng=seed)
+    counts = np.zeros_like(matrix)
+    np.add.at(counts, (x, y), 1.0)
+    expected = matrix * per_input
+    stat = float(((counts - expected) ** 2 / expected).sum())
+    return stat, float(st.chi2.isf(1e-6, k * (matrix.shape[1] - 1)))
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+@pytest.mark.parametrize(("k", "eps"), [(3, 0.5), (8, 2.0), (33, 1.0)])
+def test_sampling_frequencies_match_the_channel_rows(cls, k, eps):
+    """Chi-square of per-input report counts vs the exact rows (fixed seed; rejection level 1e-6)."""
+    stat, limit = chi_square_rows(cls(k, eps), 20000, seed=11)
+    assert stat < limit
+
+
+def test_randomized_response_fast_sampler_gives_the_table_samplers_draws():
+    """RR.sample (closed-form inverse CDF) returns the very draws of the generic table sampler (kernel.sample)."""
+    rng = np.random.default_rng(5)
+    for k, eps in ((2, 0.3), (3, 1.0), (16, 1.0), (200, 4.0), (1024, 1.0), (5, 30.0)):
+        rr = RandomizedResponse(k, eps)
+        x = rng.integers(0, k, 50000)
+        np.testing.assert_array_equal(rr.sample(x, rng=9), rr.kernel.sample(x, rng=9))
+    x2 = rng.integers(0, 4, (30, 7))
+    assert RandomizedResponse(4, 1.0).sample(x2, rng=1).shape == (30, 7)
+
+
+def test_hadamard_reports_at_large_eps_are_in_c_x():
+    """eps = 50: 1 − a ≈ 2e-22, so every HR report lies in C_x and every BH bit equals the Hadamard sign."""
+    k = 9
+    rows = hadamard(16)[1:k + 1]
+    x = np.repeat(np.arange(k), 500)
+    y = HadamardResponse(k, 50.0).sample(x, rng=2)
+    assert (rows[x, y] == 1).all()
+    z = BinaryHadamard(k, 50.0).sample(x, rng=2)
+    assert (rows[x, z >> 1] == 1 - 2 * (z & 1)).all()
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_srp_est_estimator_is_exactly_unbiased_from_the_channel(cls):
+    """Σ_y Q[x, y] f̂(y) = e_x to 1e-12 (one user), and f̂ of n reports is the mean of the one-report estimates:
+    so E[f̂] = the empirical frequencies of any fixed inputs (heavy hitters, no distributional assumption)."""
+    rng = np.random.default_rng(8)
+    for k in KS:
+        for eps in EPS_GRID:
+            oracle = cls(k, eps)
+            Q = oracle.channel.matrix
+            G = estimator_matrix(oracle)
+            np.testing.assert_allclose(Q @ G, np.eye(k), rtol=0, atol=1e-12 * max(1.0, np.abs(G).max()))
+    oracle = cls(7, 1.0)
+    reports = rng.integers(0, oracle.channel.matrix.shape[1], 500)
+    np.testing.assert_allclose(oracle.estimate(reports), estimator_matrix(oracle)[reports].mean(axis=0),
+                               rtol=0, atol=1e-12)
+
+
+def stated_variance(oracle, f: np.ndarray) -> np.ndarray:
+    """The one-user variance the docstrings state for fixed inputs with frequencies f (here one-hot)."""
+    if isinstance(oracle, RandomizedResponse):
+        p = math.exp(oracle.eps) / (math.exp(oracle.eps) + oracle.k - 1)
+        q = p * math.exp(-oracle.eps)
+        return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (p - q) ** 2
+    return 1.0 / math.tanh(oracle.eps / 2) ** 2 - f
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_srp_est_stated_variance_matches_the_channel(cls):
+    """Var[f̂ | x] = Σ_y Q[x, y] f̂(y)² − e_x² equals the variance in the docstring."""
+    for k, eps in ((2, 0.5), (5, 1.0), (33, 2.0)):
+        oracle = cls(k, eps)
+        Q, G = oracle.channel.matrix, estimator_matrix(oracle)
+        eye = np.eye(k)
+        np.testing.assert_allclose(Q @ G**2 - eye, [stated_variance(oracle, eye[x]) for x in range(k)], rtol=1e-10)
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_srp_est_monte_carlo_mean_is_the_empirical_frequency(cls):
+    """N = 4e5 users with fixed skewed inputs: |f̂ − f| <= 5 standard deviations (stated variance) per coordinate."""
+    k, eps, n = 8, 1.0, 400_000
+    rng = np.random.default_rng(17)
+    x = rng.choice(k, size=n, p=np.arange(1, k + 1) / (k * (k + 1) / 2))
+    f = empirical_frequencies(x, k)
+    oracle = cls(k, eps)
+    sd = np.sqrt(stated_variance(oracle, f) / n)
+    assert (np.abs(oracle.estimate(oracle.sample(x, rng=4)) - f) <= 5 * sd).all()
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_srp_tab1_output_entropy_is_the_largest_row_entropy(cls):
+    """output_entropy_bits = max_x H(Q[x]) (scipy's entropy of each channel row, bits)."""
+    for k in (2, 3, 16, 33):
+        for eps in (0.0, 0.5, 2.0, 10.0):
+            oracle = cls(k, eps)
+            rows = st.entropy(oracle.channel.matrix, base=2, axis=1)
+            assert oracle.output_entropy_bits == pytest.approx(rows.max(), rel=1e-12, abs=1e-14)
+
+
+def test_srp_tab1_private_randomness():
+    """RR and HR spend H(Y | X = x) private bits (one-to-one in the key); BH only the coin: H2(a) — the least.
+
+    BH's brute force: the entropy of a row given the public column j, Q[x, (j, ·)] K, is H2(a) for every x, j.
+    """
+    for k, eps in ((2, 0.5), (16, 1.0), (33, 5.0)):
+        a = math.exp(eps) / (math.exp(eps) + 1)
+        for cls in (RandomizedResponse, HadamardResponse):
+            oracle = cls(k, eps)
+            rows = st.entropy(oracle.channel.matrix, base=2, axis=1)
+            assert oracle.randomness_bits == pytest.approx(rows.max(), rel=1e-12)
+        bh = BinaryHadamard(k, eps)
+        given_column = bh.channel.matrix.reshape(k, -1, 2) * bh.hadamard_order
+        np.testing.assert_allclose(st.entropy(given_column, base=2, axis=2), bh.randomness_bits, rtol=1e-12)
+        assert bh.randomness_bits == pytest.approx(binary_entropy(a), rel=1e-12)
+        assert bh.randomness_bits < HadamardResponse(k, eps).randomness_bits
+        assert bh.randomness_bits <= RandomizedResponse(k, eps).randomness_bits + 1e-15
+
+
+def mp_binary_entropy(eps: float) -> mpmath.mpf:
+    with mpmath.workdps(60):
+        a = mpmath.e**eps / (mpmath.e**eps + 1)
+        return -(a * mpmath.log(a, 2) + (1 - a) * mpmath.log(1 - a, 2))
+
+
+def test_randomness_at_extreme_eps_against_mpmath():
+    """eps up to 50: H2(a) ≈ 1e-20 bits stays exact (binary_entropy(a) rounds a to 1 and returns 0)."""
+    for eps in (0.1, 1.0, 10.0, 37.0, 50.0):
+        assert _keep_entropy_bits(eps) == pytest.approx(float(mp_binary_entropy(eps)), rel=1e-12)
+        assert BinaryHadamard(4, eps).randomness_bits == pytest.approx(float(mp_binary_entropy(eps)), rel=1e-12)
+    with mpmath.workdps(60):
+        k, eps = 5, mpmath.mpf(50)
+        p = mpmath.e**eps / (mpmath.e**eps + k - 1)
+        q = 1 / (mpmath.e**eps + k - 1)
+        exact = -(p * mpmath.log(p, 2) + (k - 1) * q * mpmath.log(q, 2))
+    assert RandomizedResponse(5, 50.0).randomness_bits == pytest.approx(float(exact), rel=1e-12)
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_srp_tab1_oracles_at_huge_eps(cls):
+    """eps = 800: sampling and entropies stay finite; a Hadamard channel with non-normal entries is refused."""
+    oracle = cls(4, 800.0)
+    x = np.arange(4).repeat(10)
+    reports = oracle.sample(x, rng=0)
+    assert np.isfinite(oracle.estimate(reports)).all()
+    assert math.isfinite(oracle.randomness_bits) and oracle.randomness_bits >= 0
+    if cls is not RandomizedResponse:
+        with pytest.raises(NotImplementedError, match="smallest normal double"):
+            oracle.channel  # noqa: B018
+
+
+def test_reprs():
+    assert repr(HadamardResponse(16, 1.0)) == "HadamardResponse(k=16, eps=1.0)"
+    assert repr(BinaryHadamard(16, 1)) == "BinaryHadamard(k=16, eps=1.0)"
+    assert repr(RandomizedResponse(16, 1.0)) == "RandomizedResponse(k=16, eps=1.0, neighbours=AllPairs())"
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+@pytest.mark.parametrize(("args", "error", "name"), [
+    ((1, 1.0), ValueError, "k"), ((0, 1.0), ValueError, "k"), ((2.5, 1.0), TypeError, "k"),
+    ((3, -0.1), ValueError, "eps"), ((3, math.nan), ValueError, "eps"), ((3, math.inf), ValueError, "eps"),
+    ((3, "1"), TypeError, "eps"),
+])
+def test_bad_construction(cls, args, error, name):
+    with pytest.raises(error, match=f"`{name}`"):
+        cls(*args)
+
+
+@pytest.mark.parametrize("cls", ORACLES)
+def test_bad_inputs_and_reports(cls):
+    oracle = cls(3, 1.0)
+    for bad in ([0, 3], [-1], np.array([0.5])):
+        with pytest.raises((ValueError, TypeError), match="`x`"):
+            oracle.sample(bad, rng=0)
+    with pytest.raises(ValueError, match=r"`reports`.*n >= 1"):
+        oracle.estimate(np.array([], dtype=np.int64))
+    with pytest.raises(ValueError, match="`reports`"):
+        oracle.estimate([oracle.channel.matrix.shape[1]])
+    with pytest.raises(ValueError, match="`eps`"):
+        cls(3, 0.0).estimate([0, 1])
