@@ -1,0 +1,159 @@
+"""Private recoverability: Y = (X + U) mod k, U ~ q_min^s; the key holder recovers X, the public gets eps-LDP
+(SRP-Rec)."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from ..._random import RNGLike
+from ..._validation import check_eps, check_int, check_states, fail, readonly
+from ...operators.finite import FiniteKernel
+from ..base import AllPairs
+from ..finite import MatrixMechanism
+from .entropy import entropy_bits
+from .keyed import KeyedMechanism, draw_keys
+
+#: The smallest positive normal double: key probabilities below it would make exact log-ratios impossible.
+_TINY = float(np.finfo(np.float64).tiny)
+
+__all__ = ["RecoverableMechanism", "circulant", "min_recoverable_randomness", "min_recoverable_s", "q_min"]
+
+
+def _q_min_law(k: int, eps: float, s: int) -> NDArray[np.float64]:
+    small = math.exp(-eps)
+    out = np.full(k, small / (s + (k - s) * small))
+    out[:s] = 1.0 / (s + (k - s) * small)
+    return out
+
+
+def q_min(k: int, eps: float, s: int) -> NDArray[np.float64]:
+    """The key law q_min^s on Z_k (SRP-Rec): e^eps/(s e^eps + k − s) on keys 0..s−1, 1/(s e^eps + k − s) on
+    keys s..k−1. Written as 1/(s + (k − s) e^-eps) and e^-eps/(s + (k − s) e^-eps): no overflow.
+
+    Raises ValueError naming `eps` where the small probability is below the smallest normal double
+    (eps >~ 708 − log s): there its log-ratio, and so any exact eps, is no longer representable.
+    """
+    k = check_int("k", k, minimum=2)
+    e = float(check_eps("eps", eps))
+    s = check_int("s", s, minimum=1)
+    if s > k - 1:
+        raise fail("s", f"an integer in 1..{k - 1} (k = {k})", s)
+    out = _q_min_law(k, e, s)
+    if out[-1] < _TINY:
+        raise fail("eps", f"at most about {-math.log(_TINY * s):.6g} for k = {k}, s = {s} (the small key "
+                   "probability e^-eps/(s + (k − s) e^-eps) must be a normal double)", e)
+    return readonly(out)
+
+
+def circulant(law: ArrayLike) -> NDArray[np.float64]:
+    """Q[x, y] = law[(y − x) mod k]: the channel of Y = (X + W) mod k with W ~ law."""
+    p = np.asarray(law, dtype=np.float64)
+    k = p.size
+    return readonly(p[(np.arange(k)[None, :] - np.arange(k)[:, None]) % k])
+
+
+def _key_entropies(k: int, eps: float) -> NDArray[np.float64]:
+    return np.array([entropy_bits(_q_min_law(k, eps, s)) for s in range(1, k)])
+
+
+def min_recoverable_s(k: int, eps: float) -> int:
+    """The s in 1..k−1 minimising H(q_min^s) (the smallest on ties; SRP-Rec)."""
+    return int(np.argmin(_key_entropies(check_int("k", k, minimum=2), float(check_eps("eps", eps))))) + 1
+
+
+def min_recoverable_randomness(k: int, eps: float) -> float:
+    """min over s in 1..k−1 of H(q_min^s), in bits: the least key entropy of an eps-LDP additive Z_k key (SRP-Rec).
+
+    Also a lower bound for *every* recoverable mechanism (derived here, see docs SRP-Rec): if X = f(Y, U) with
+    U independent of X, then for uniform X, H(U) >= H(X | Y) >= min over the posterior polytope
+    {p : p_i <= e^eps p_j} of H(p), and that polytope's vertices are the permutations of q_min^s.
+    The argmin s is `min_recoverable_s`.
+    """
+    return float(_key_entropies(check_int("k", k, minimum=2), float(check_eps("eps", eps))).min())
+
+
+@dataclass(frozen=True, repr=False)
+class RecoverableMechanism(MatrixMechanism):
+    """Y = (X + U) mod k with U ~ q_min^s (SRP-Rec): the holder of U recovers X = (Y − U) mod k exactly, while
+    the public channel Q[x, y] = q_min^s[(y − x) mod k] is exactly eps-LDP (max ratio e^eps; eps in nats).
+
+    `k` >= 2, `eps` >= 0 finite, `s` in 1..k−1 (s = 1 is k-ary RR's key; s = k/2 is the eps → 0 optimum).
+    The key law is built on construction (`q_min`), so eps beyond ~708 (a subnormal key probability) is refused.
+    """
+
+    k: int
+    eps: float
+    s: int = 1
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "k", check_int("k", self.k, minimum=2))
+        object.__setattr__(self, "eps", float(check_eps("eps", self.eps)))
+        s = check_int("s", self.s, minimum=1)
+        if s > self.k - 1:
+            raise fail("s", f"an integer in 1..{self.k - 1} (k = {self.k})", s)
+        object.__setattr__(self, "s", s)
+        self.key_probs  # noqa: B018 -- build (and check) the key law now
+
+    @cached_property
+    def key_probs(self) -> NDArray[np.float64]:
+        """q_min^s (see `q_min`)."""
+        return q_min(self.k, self.eps, self.s)
+
+    @cached_property
+    def table(self) -> NDArray[np.int64]:
+        """g(x, u) = (x + u) mod k."""
+        return readonly((np.arange(self.k)[:, None] + np.arange(self.k)[None, :]) % self.k)
+
+    @cached_property
+    def keyed(self) -> KeyedMechanism:
+        """The same mechanism as a `KeyedMechanism(table, key_probs)`."""
+        return KeyedMechanism(self.table, self.key_probs)
+
+    @cached_property
+    def matrix(self) -> NDArray[np.float64]:  # type: ignore[override]
+        return circulant(self.key_probs)
+
+    @cached_property
+    def channel(self) -> FiniteKernel:
+        """Eve's view: the public channel as a `FiniteKernel`."""
+        return FiniteKernel(self.matrix)
+
+    @property
+    def neighbours(self) -> AllPairs:
+        return AllPairs()
+
+    @property
+    def randomness_bits(self) -> float:
+        """H(q_min^s) in bits."""
+        return entropy_bits(self.key_probs)
+
+    @property
+    def output_entropy_bits(self) -> float:
+        """max_x H(Y | X = x) = H(q_min^s) in bits (x ↦ x + u is a bijection)."""
+        return entropy_bits(self.key_probs)
+
+    def sample_with_keys(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False
+                         ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """(y, u) with y = (x + u) mod k. The key is Bob's secret: in deployment pass ``secure=True`` (keys from
+        the OS CSPRNG, `draw_keys`); the default uses the numpy Generator `rng` (reproducible research path)."""
+        states = check_states("x", x, self.k)
+        keys = draw_keys(self.key_probs, states.size, rng=rng, secure=secure).reshape(states.shape)
+        return (states + keys) % self.k, keys
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False) -> NDArray[np.int64]:
+        """The public output only (keys as in `sample_with_keys`)."""
+        return self.sample_with_keys(x, rng=rng, secure=secure)[0]
+
+    def recover(self, y: ArrayLike, u: ArrayLike) -> NDArray[np.int64]:
+        """X = (Y − U) mod k: exact for the key holder."""
+        ys = check_states("y", y, self.k)
+        us = check_states("u", u, self.k)
+        return (ys - us) % self.k
+
+    def __repr__(self) -> str:
+        return f"RecoverableMechanism(k={self.k}, eps={self.eps!r}, s={self.s})"
