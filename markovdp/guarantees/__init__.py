@@ -7,7 +7,7 @@ from . import (
     coupling_rules,  # noqa: E402, F401, I001
     mechanism_rules,  # noqa: E402, F401, I001
 )
-from .aac import ldp_contraction_bound
+from .aac import ldp_contraction_bound, ldp_profile
 from .coefficients import dobrushin, doeblin, ldp_epsilon, ultra_mixing
 from .conversions import rdp_to_dp
 from .coupling import (
@@ -30,16 +30,18 @@ from .iteration import (
     noisy_sgd_rdp,
     opt_factor,
 )
+from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 
 __all__ = [
-    "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "certify", "describe", "dobrushin", "doeblin",
-    "gaussian_shift_rdp", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
-    "ldp_contraction_bound", "ldp_epsilon", "lipschitz_chain_opt_rdp", "lipschitz_chain_rdp",
-    "lipschitz_gaussian_shift_rdp", "lipschitz_kernel_rdp", "lipschitz_path_rdp", "noisy_sgd_convex_rdp",
-    "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "opt_factor", "privacy_epsilon", "privacy_profile", "rdp_bound",
-    "rdp_delta_curve", "rdp_to_dp", "registered_theorems", "renyi_profile", "theorem", "theorems",
-    "translation_coupling_point", "translation_coupling_rdp", "ultra_mixing", "unregister", "worst_pair"
+    "BernoulliLeCam", "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
+    "certify", "describe", "dobrushin", "doeblin", "gaussian_shift_rdp", "iterated_gaussian_rdp",
+    "iterated_laplace_rdp", "laplace_shift_rdp", "ldp_contraction_bound", "ldp_epsilon", "ldp_profile",
+    "le_cam_bound", "lipschitz_chain_opt_rdp", "lipschitz_chain_rdp", "lipschitz_gaussian_shift_rdp",
+    "lipschitz_kernel_rdp", "lipschitz_path_rdp", "noisy_sgd_convex_rdp", "noisy_sgd_opt_rdp", "noisy_sgd_rdp",
+    "opt_factor", "privacy_epsilon", "privacy_profile", "product_tv", "rdp_bound", "rdp_delta_curve", "rdp_to_dp",
+    "registered_theorems", "renyi_profile", "theorem", "theorems", "translation_coupling_point",
+    "translation_coupling_rdp", "ultra_mixing", "unregister", "worst_pair",
 ]
