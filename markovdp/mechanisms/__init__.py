@@ -5,12 +5,47 @@ from .base import AllPairs, Declared, IndexPairs, L1Ball, L2Ball, Mechanism, Nei
 from .canonical import BlackBoxPairs, CanonicalPairs, worst_case_mechanism
 from .declared import DeclaredDP
 from .finite import FiniteMechanism, MatrixMechanism, RandomizedResponse
+from .local import (
+    BinaryHadamard,
+    HadamardResponse,
+    KeyedMechanism,
+    KeyReuse,
+    MultiLevelMechanism,
+    RecoverableMechanism,
+    SubsetChannel,
+    SubsetSelection,
+    UnaryChannel,
+    UnaryEncoding,
+    added_key_law,
+    binary_entropy,
+    compare_key_reuse,
+    draw_keys,
+    empirical_frequencies,
+    entropy_bits,
+    l1_error,
+    l2_squared_error,
+    linf_error,
+    min_recoverable_randomness,
+    min_recoverable_s,
+    output_entropy_bits,
+    per_sample_epsilon,
+    project_simplex,
+    q_min,
+    randomness_bits,
+    rr_key_law,
+    sequence_channel,
+)
 from .losses import GradientLoss, LogisticLoss, Loss, QuadraticLoss
 from .sgd import DifferingRecord, NoisyProjSGD, SGDDifferingAt, exact_sgd_outputs
 
 __all__ = [
-    "AllPairs", "BlackBoxPairs", "CanonicalPairs", "Declared", "DeclaredDP", "DifferingRecord", "FiniteMechanism",
-    "GaussianMechanism", "GradientLoss", "IndexPairs", "L1Ball", "L2Ball", "LaplaceMechanism", "LogisticLoss",
-    "Loss", "MatrixMechanism", "Mechanism", "Neighbourhood", "NoisyProjSGD", "PostProcessed", "QuadraticLoss",
-    "RandomizedResponse", "SGDDifferingAt", "exact_sgd_outputs", "worst_case_mechanism"
+    "AllPairs", "BinaryHadamard", "BlackBoxPairs", "CanonicalPairs", "Declared", "DeclaredDP", "DifferingRecord",
+    "FiniteMechanism", "GaussianMechanism", "GradientLoss", "HadamardResponse", "IndexPairs", "KeyReuse",
+    "KeyedMechanism", "L1Ball", "L2Ball", "LaplaceMechanism", "LogisticLoss", "Loss", "MatrixMechanism", "Mechanism",
+    "MultiLevelMechanism", "Neighbourhood", "NoisyProjSGD", "PostProcessed", "QuadraticLoss", "RandomizedResponse",
+    "RecoverableMechanism", "SGDDifferingAt", "SubsetChannel", "SubsetSelection", "UnaryChannel", "UnaryEncoding",
+    "added_key_law", "binary_entropy", "compare_key_reuse", "draw_keys", "empirical_frequencies", "entropy_bits",
+    "exact_sgd_outputs", "l1_error", "l2_squared_error", "linf_error", "min_recoverable_randomness",
+    "min_recoverable_s", "output_entropy_bits", "per_sample_epsilon", "project_simplex", "q_min", "randomness_bits",
+    "rr_key_law", "sequence_channel", "worst_case_mechanism",
 ]
