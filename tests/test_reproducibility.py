@@ -264,6 +264,19 @@ def test_keep_checkpoints_lets_a_finished_scenario_be_reused(tmp_path, reference
     xr.testing.assert_identical(ds, reference)
 
 
+def test_checkpoints_hold_points_whose_outputs_differ_in_number(tmp_path):
+    """A chunk of SRP-Tab1 mixes oracles with 4 to 16 output cells: saved, resumed, and equal to a run without
+    checkpoints (the counts are stored side by side with each task's cell count)."""
+    from markovdp.validation.builtin import SCENARIOS
+
+    scenario = SCENARIOS["SRP-Tab1"]
+    kwargs = {"samples": 1000, "seed": SEED, "quick": True, "executor": "synchronous", "chunk_size": 24}
+    run_sweep(scenario, out=tmp_path, keep_checkpoints=True, **kwargs)
+    assert saved_batches(tmp_path, "SRP-Tab1") == 24
+    resumed = run_sweep(scenario, out=tmp_path, resume=True, **kwargs)
+    xr.testing.assert_equal(resumed, run_sweep(scenario, **kwargs))
+
+
 @pytest.mark.parametrize(("changed", "match"), [({"seed": SEED + 1}, "seed"),
                                                 ({"samples": SAMPLES + 1}, "samples"),
                                                 ({"quick": True}, "quick")])

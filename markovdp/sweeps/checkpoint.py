@@ -32,7 +32,7 @@ __all__ = ["CHECKPOINT_DIR", "CheckpointStore", "CheckpointsExist", "saved_batch
 CHECKPOINT_DIR = ".checkpoints"
 
 _MANIFEST = "manifest.json"
-_FORMAT = 2
+_FORMAT = 3  # 3: the counts of a chunk side by side with their cell counts (points may differ in m)
 # The fields that must match for a checkpoint to be resumed, in the order they are reported.
 _MUST_MATCH = ("scenario", "seed", "samples", "batch_size", "quick", "markovdp_version")
 
@@ -158,11 +158,11 @@ class CheckpointStore:
             path = self.directory / name
             try:
                 with np.load(path, allow_pickle=False) as data:
-                    keys, batches, present, counts = (data["point_key"], data["batch"], data["present"],
-                                                      data["counts"])
+                    keys, batches, present, counts, cells = (data["point_key"], data["batch"], data["present"],
+                                                             data["counts"], data["cells"])
+                rows = iter(np.split(counts, np.cumsum(cells)[:-1], axis=1) if cells.size else [])
             except Exception as exc:  # a foreign file with a forged checksum: zipfile, EOF, key and value errors
                 raise self._refuse(f"the checkpoint {path} is unreadable ({type(exc).__name__}: {exc})") from exc
-            rows = iter(counts)
             for key, batch, has in zip(keys.tolist(), batches.tolist(), present.tolist(), strict=True):
                 if key not in point_index or not 0 <= batch < n_batches:
                     raise self._refuse(f"{path} holds a task (point key {key:#018x}, batch {batch}) outside this "
@@ -181,15 +181,18 @@ class CheckpointStore:
         if not tasks:
             return
         present = np.array([c is not None for _, _, c in tasks], dtype=bool)
-        arrays = [c for _, _, c in tasks if c is not None]
-        counts = np.stack(arrays).astype(np.int64) if arrays else np.zeros((0, 2, 0), dtype=np.int64)
+        arrays = [np.asarray(c, dtype=np.int64) for _, _, c in tasks if c is not None]
+        # Points of one chunk may have different output cells (e.g. oracles of different alphabets): the (2, m)
+        # counts are stored side by side, with each task's m in `cells`.
+        cells = np.array([a.shape[1] for a in arrays], dtype=np.int64)
+        counts = np.concatenate(arrays, axis=1) if arrays else np.zeros((2, 0), dtype=np.int64)
         keys = np.array([point_keys[p] for p, _, _ in tasks], dtype=np.uint64)
         batches = np.array([b for _, b, _ in tasks], dtype=np.int64)
         # A resumed run only recomputes missing tasks, so a chunk's first task names it uniquely.
         path = self.directory / f"chunk-{int(keys[0]):016x}-{int(batches[0]):08d}.npz"
         with _signals_deferred():
             with atomic_write(path) as tmp, open(tmp, "wb") as fh:
-                np.savez(fh, point_key=keys, batch=batches, present=present, counts=counts)
+                np.savez(fh, point_key=keys, batch=batches, present=present, counts=counts, cells=cells)
             self.manifest["files"][path.name] = {"sha256": _sha256(path), "tasks": len(tasks)}
             self._write_manifest()
 

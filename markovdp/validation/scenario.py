@@ -8,11 +8,11 @@ pipeline itself — e.g. the four-point witness of a `DeclaredDP`), the neighbou
 `markovdp.sweeps.SweepScenario` that the dask sweep runs.
 
 A scenario validates one quantity: ``"hockey_stick"`` (delta at the grid coordinate ``eps``, nats) or ``"renyi"``
-(R_alpha at the grid coordinate ``alpha``), read from the grid when not given (``"kl"`` for overrides that give a
-KL divergence). It labels its values (``label``, ``units``: the netCDF ``long_name``s), describes its coordinates,
-and may add variables computed from each point's values (`ScenarioVariable`, e.g. BBGG-T1's ``tightness``).
-Outputs in R^d (d > 1) are projected on a direction before binning (a post-processing, so the lower confidence
-limits stay valid for the unprojected laws).
+(R_alpha at the grid coordinate ``alpha``), read from the grid when not given; ``"kl"``, ``"tv"`` or ``"ratio"`` (a
+contraction ratio) for overrides that give those. It labels its values (``label``, ``units``: the netCDF
+``long_name``s), describes its coordinates, and may add variables computed from each point's values
+(`ScenarioVariable`, e.g. BBGG-T1's ``tightness``). Outputs in R^d (d > 1) are projected on a direction before
+binning (a post-processing, so the lower confidence limits stay valid for the unprojected laws).
 """
 
 from __future__ import annotations
@@ -35,7 +35,8 @@ TARGETS = ("upper", "equality")
 ESTIMATORS = ("discrete", "continuous", "none")
 #: quantity → (label, units) by default, and the grid coordinate that holds its parameter.
 QUANTITIES = {"hockey_stick": ("hockey-stick delta", "1", "eps"), "renyi": ("Rényi divergence", "nats", "alpha"),
-              "kl": ("KL divergence", "nats", None)}
+              "kl": ("KL divergence", "nats", None), "tv": ("total variation", "1", None),
+              "ratio": ("contraction ratio", "1", None)}
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,9 @@ class Scenario:
     estimator : "discrete" (box CI over output cells), "continuous" (split-sample event estimator on
         ``bins(point)``) or "none".
     bound, exact : optional overrides, point → (bound, theorem, candidates) and point → exact value.
-    quantity : "hockey_stick" (at the grid's ``eps``), "renyi" (at the grid's ``alpha``) or "kl" (overrides
-        only); default read from the grid (``alpha`` → "renyi", else "hockey_stick").
+    quantity : "hockey_stick" (at the grid's ``eps``), "renyi" (at the grid's ``alpha``), or "kl", "tv",
+        "ratio" (a contraction ratio; overrides only); default read from the grid (``alpha`` → "renyi", else
+        "hockey_stick").
     label, units : what bound, exact and estimate are values of (netCDF ``long_name``); default by quantity.
     direction : point → a vector of R^d: outputs in R^d are projected on it before binning (default: the
         difference of the two inputs of `pair`, normalised).
@@ -121,8 +123,9 @@ class Scenario:
         if parameter is not None and parameter not in self.grid_quick:
             raise ValueError(f"Scenario {self.name!r} validates {self.quantity!r}: its grid needs the coordinate "
                              f"{parameter!r}; got {sorted(self.grid_quick)}.")
-        if self.quantity == "kl" and (self.bound is None or self.exact is None):
-            raise TypeError(f"Scenario {self.name!r}: quantity 'kl' needs the `bound` and `exact` overrides.")
+        if parameter is None and (self.bound is None or self.exact is None):
+            raise TypeError(f"Scenario {self.name!r}: quantity {self.quantity!r} needs the `bound` and `exact` "
+                            f"overrides.")
         if self.bound is None and self.pipeline is None:
             raise TypeError("`pipeline` is required unless a `bound` override is given.")
         self._check_monte_carlo()
