@@ -252,7 +252,8 @@ def test_exact_outputs_and_dominating_pair() -> None:
 def test_exact_linear_renyi_is_below_bbgg_t5(eta: float, sigma: float, n: int, data: st.DataObject) -> None:
     """Soundness on the exact case: R_alpha of the dominating pair of `differing_at(i)` <= alpha · eps_i of
     BBGG-T5opt <= BBGG-T5 (`markovdp.guarantees.iteration`), read from the mechanism's own constants."""
-    iteration = pytest.importorskip("markovdp.guarantees.iteration")
+    from markovdp.guarantees import iteration
+
     index = data.draw(st.integers(1, n))
     mech = NoisyProjSGD(QuadraticLoss(md.Ball(2, 1.0)), eta, sigma, None, np.zeros(2), n=n).differing_at(index)
     noise, shifted = mech.dominating_pairs().noise, mech.dominating_pairs().shifted
