@@ -47,7 +47,6 @@ for ax, k in zip(axes[:-1], ds["k"].values, strict=True):
     ax.set_xlabel("eps (nats)")
     ax.set_yscale("log")
 axes[0].set_ylabel("mean l2² × n eps² / k")
-axes[0].legend(fontsize=8)
 bits = ds["randomness_bits"].sel(k=int(ds["k"].max()))
 for mechanism in ds["mechanism"].values:
     axes[-1].plot(ds["eps"], bits.sel(mechanism=mechanism), marker="o", label=str(mechanism))
@@ -55,7 +54,8 @@ axes[-1].set_title(f"private randomness, k = {int(ds['k'].max())}")
 axes[-1].set_xlabel("eps (nats)")
 axes[-1].set_ylabel("bits per user")
 axes[-1].set_yscale("log")
-fig.tight_layout()
+fig.legend(*axes[0].get_legend_handles_labels(), loc="center right", fontsize=8)
+fig.tight_layout(rect=(0, 0, 0.92, 1))
 
 # %% [markdown]
 # ## Heavy hitters: max |estimate − users' frequencies|, and the gain of projecting on the simplex
@@ -72,7 +72,7 @@ ax_hh.set_ylabel("mean l∞ error on frequencies")
 ax_hh.set_yscale("log")
 ax_proj.set_xlabel("eps (nats)")
 ax_proj.set_ylabel("l2² after projection / before")
-ax_proj.legend(fontsize=8)
-fig2.tight_layout()
+fig2.legend(*ax_hh.get_legend_handles_labels(), loc="center right", fontsize=8)
+fig2.tight_layout(rect=(0, 0, 0.88, 1))
 # The projection onto the simplex is a Euclidean projection on a convex set holding p: never worse in l2.
 assert bool((ds["l2sq_projected"] <= ds["l2sq"] * (1 + 1e-12) + 1e-15).all())
