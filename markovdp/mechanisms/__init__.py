@@ -18,6 +18,7 @@ from .local import (
     UnaryEncoding,
     added_key_law,
     binary_entropy,
+    circulant,
     compare_key_reuse,
     draw_keys,
     empirical_frequencies,
@@ -44,8 +45,8 @@ __all__ = [
     "KeyedMechanism", "L1Ball", "L2Ball", "LaplaceMechanism", "LogisticLoss", "Loss", "MatrixMechanism", "Mechanism",
     "MultiLevelMechanism", "Neighbourhood", "NoisyProjSGD", "PostProcessed", "QuadraticLoss", "RandomizedResponse",
     "RecoverableMechanism", "SGDDifferingAt", "SubsetChannel", "SubsetSelection", "UnaryChannel", "UnaryEncoding",
-    "added_key_law", "binary_entropy", "compare_key_reuse", "draw_keys", "empirical_frequencies", "entropy_bits",
-    "exact_sgd_outputs", "l1_error", "l2_squared_error", "linf_error", "min_recoverable_randomness",
+    "added_key_law", "binary_entropy", "circulant", "compare_key_reuse", "draw_keys", "empirical_frequencies",
+    "entropy_bits", "exact_sgd_outputs", "l1_error", "l2_squared_error", "linf_error", "min_recoverable_randomness",
     "min_recoverable_s", "output_entropy_bits", "per_sample_epsilon", "project_simplex", "q_min", "randomness_bits",
     "rr_key_law", "sequence_channel", "worst_case_mechanism",
 ]

@@ -15,14 +15,14 @@ from .implicit_channel import SubsetChannel, UnaryChannel
 from .key_reuse import KeyReuse, compare_key_reuse, per_sample_epsilon, sequence_channel
 from .keyed import KeyedMechanism, draw_keys, output_entropy_bits, randomness_bits
 from .multilevel import MultiLevelMechanism, added_key_law, rr_key_law
-from .recoverable import RecoverableMechanism, min_recoverable_randomness, min_recoverable_s, q_min
+from .recoverable import RecoverableMechanism, circulant, min_recoverable_randomness, min_recoverable_s, q_min
 from .subset import SubsetSelection
 from .unary import UnaryEncoding
 
 __all__ = [
-    "BinaryHadamard", "HadamardResponse", "KeyReuse", "KeyedMechanism", "MultiLevelMechanism",
-    "RecoverableMechanism", "SubsetChannel", "SubsetSelection", "UnaryChannel", "UnaryEncoding", "added_key_law",
-    "binary_entropy", "compare_key_reuse", "draw_keys", "empirical_frequencies", "entropy_bits", "l1_error",
+    "BinaryHadamard", "HadamardResponse", "KeyReuse", "KeyedMechanism", "MultiLevelMechanism", "RecoverableMechanism",
+    "SubsetChannel", "SubsetSelection", "UnaryChannel", "UnaryEncoding", "added_key_law", "binary_entropy",
+    "circulant", "compare_key_reuse", "draw_keys", "empirical_frequencies", "entropy_bits", "l1_error",
     "l2_squared_error", "linf_error", "min_recoverable_randomness", "min_recoverable_s", "output_entropy_bits",
     "per_sample_epsilon", "project_simplex", "q_min", "randomness_bits", "rr_key_law", "sequence_channel",
 ]
