@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from markovdp.guarantees.coefficients import ldp_epsilon
+from markovdp.guarantees.coefficients import dobrushin, ldp_epsilon
 from markovdp.guarantees.exact import privacy_epsilon
 from markovdp.mechanisms.finite import RandomizedResponse
 from markovdp.mechanisms.local.multilevel import MultiLevelMechanism, added_key_law
@@ -74,7 +74,10 @@ def test_random_levels_exact_and_sound(k, raw):
     assert mech.randomness_bits <= mech.trivial_randomness_bits + 1e-12
     for j in range(1, mech.d):
         predicted = mech.predicted_epsilon(j)
-        assert levels[j] - 1e-12 <= predicted <= levels[j] * (1 + 1e-9) + 1e-12
+        pipeline = mech.view(j) >> mech.added_key(j)
+        assert dobrushin(pipeline, predicted) == 0.0  # sound for the float matrix itself, not to a tolerance
+        assert predicted >= privacy_epsilon(pipeline, 0.0)
+        assert predicted <= levels[j] * (1 + 1e-9) + 1e-12
 
 
 def test_added_key_solves_the_convolution():
@@ -108,7 +111,7 @@ def test_bbgg_prediction_beside_exact():
         exact = privacy_epsilon(pipeline, 0.0)
         assert exact == pytest.approx(mech.eps_levels[j], abs=1e-12)
         predicted = mech.predicted_epsilon(j)
-        assert exact - 1e-12 <= predicted <= exact + 1e-9
+        assert exact <= predicted <= exact + 1e-9 and dobrushin(pipeline, predicted) == 0.0
 
 
 def test_sampling_shares_and_views():

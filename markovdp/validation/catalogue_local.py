@@ -102,8 +102,11 @@ SRP_TAB1 = Scenario(
     theory_id="SRP-Tab1",
     description="Frequency oracles: the exact channel against the declared eps (no false claim), with a Monte "
                 "Carlo of its worst pair of rows; certified eps and private randomness per user beside.",
-    grid_full={"oracle": tuple(ORACLES), "k": (4, 8), "eps0": (0.5, 1.0, 2.0, 5.0), "eps": (0.0, 0.25, 1.0)},
-    grid_quick={"oracle": tuple(ORACLES), "k": (4,), "eps0": (1.0, 5.0), "eps": (0.0, 1.0)},
+    # eps runs over the declared levels too: at eps = eps0 the claim's delta is 0, so an oracle less private than
+    # it declares (e.g. a unary encoding that never resets the true bit) shows there as a violation.
+    grid_full={"oracle": tuple(ORACLES), "k": (4, 8), "eps0": (0.5, 1.0, 2.0, 5.0),
+               "eps": (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)},
+    grid_quick={"oracle": tuple(ORACLES), "k": (4,), "eps0": (1.0, 5.0), "eps": (0.0, 1.0, 5.0)},
     pipeline=oracle_claim,
     witness=oracle_channel,
     coordinates=COORDINATES,
@@ -361,8 +364,8 @@ SRP_REC = Scenario(
     theory_id="SRP-Rec",
     description="Private recoverability: the key holder recovers X exactly while the public view is eps-LDP with "
                 "the least additive-key randomness min_s H(q_min^s).",
-    grid_full={"k": (2, 4, 8), "eps0": (0.5, 1.0, 2.0, 5.0), "eps": (0.0, 0.25, 1.0)},
-    grid_quick={"k": (2, 8), "eps0": (0.5, 2.0), "eps": (0.0, 0.25)},
+    grid_full={"k": (2, 4, 8), "eps0": (0.5, 1.0, 2.0, 5.0), "eps": (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)},
+    grid_quick={"k": (2, 8), "eps0": (0.5, 2.0), "eps": (0.0, 0.5, 2.0)},  # eps = eps0: see SRP-Tab1
     pipeline=recoverable_claim,
     witness=recoverable_public_view,
     coordinates=COORDINATES,
@@ -423,8 +426,8 @@ SRP_SEQ = Scenario(
     theory_id="SRP-Seq",
     description="T samples per user: fresh keys keep eps per sample with T times the randomness; one reused key "
                 "leaks every difference x_t − x_s (its exact per-sample eps beside).",
-    grid_full={"k": (2, 3), "eps0": (0.5, 1.0, 2.0), "T": (2, 3), "eps": (0.0, 0.25)},
-    grid_quick={"k": (2, 3), "eps0": (1.0,), "T": (2,), "eps": (0.0, 0.25)},
+    grid_full={"k": (2, 3), "eps0": (0.5, 1.0, 2.0), "T": (2, 3), "eps": (0.0, 0.25, 0.5, 1.0, 2.0)},
+    grid_quick={"k": (2, 3), "eps0": (1.0,), "T": (2,), "eps": (0.0, 1.0)},
     pipeline=sequence_claim,
     witness=fresh_keys,
     coordinates=COORDINATES,

@@ -138,10 +138,21 @@ class MultiLevelMechanism(MatrixMechanism):
         (`view(j) >> added_key(j)`, an ultra-mixing kernel): the best of `rules` via `certify`.
 
         With every T1 rule this is tight: T1.2 at eps~(eps) = log(1 + (e^eps − 1)/delta_j(eps)) reaches the exact
-        eps_{j+1} (derived in docs SRP-ML); T1.4 alone gives log(1 + gamma (e^eps_j − 1)), gamma = 1 − b'/a'."""
+        eps_{j+1} (derived in docs SRP-ML); T1.4 alone gives log(1 + gamma (e^eps_j − 1)), gamma = 1 − b'/a'.
+
+        The rules are evaluated in floating point, where a tight one can land a few ulps below the exact eps of
+        the float matrix `view(j) >> added_key(j)`; the result is then rounded outward (at most 16 ulps) to where
+        that pipeline's coefficient is exactly 0, as `ldp_epsilon` does, so it is never below the exact value."""
+        from ...guarantees.coefficients import dobrushin
         from ...guarantees.registry import certify
 
-        return certify(self.view(j) >> self.added_key(j), rules=rules).epsilon(0.0)
+        pipeline = self.view(j) >> self.added_key(j)
+        eps = certify(pipeline, rules=rules).epsilon(0.0)
+        for _ in range(16):
+            if not math.isfinite(eps) or dobrushin(pipeline, eps) == 0.0:
+                break
+            eps = math.nextafter(eps, math.inf)
+        return eps
 
     @cached_property
     def matrix(self) -> NDArray[np.float64]:  # type: ignore[override]
