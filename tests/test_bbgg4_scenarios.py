@@ -102,6 +102,9 @@ def test_scenario_quantity_must_match_its_grid():
                  grid_quick={"eps": (1.0,)}, pipeline=r2_pipeline, quantity="renyi", estimator="none")
     with pytest.raises(ValueError, match="quantity"):
         Scenario(name="x", theory_id="BBGG-E1", description="", grid_full={"eps": (1.0,)},
+                 grid_quick={"eps": (1.0,)}, pipeline=r2_pipeline, quantity="entropy", estimator="none")
+    with pytest.raises(TypeError, match="'tv' needs the `bound` and `exact` overrides"):
+        Scenario(name="x", theory_id="AAC-LeCam", description="", grid_full={"eps": (1.0,)},
                  grid_quick={"eps": (1.0,)}, pipeline=r2_pipeline, quantity="tv", estimator="none")
 
 
