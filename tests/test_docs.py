@@ -166,7 +166,7 @@ def test_ci_runs_readme_commands():
         return out.stdout.strip()
 
     assert command("setup") == 'python -m pip install -e ".[test]" && markovdp validate --quick'
-    assert command("tests") == "python -m pytest"
+    assert command("tests") == "python -m pytest -n auto --dist loadfile"
 
 
 # ------------------------------------------------------------------------------------ self-contained docs
