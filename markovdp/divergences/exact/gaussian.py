@@ -64,7 +64,8 @@ def gauss_hockey_stick(ratio: float, eps: Array) -> Array:
     shift = e / ratio
     a = ratio / 2.0 - shift
     erfcx_b = special.erfcx((ratio / 2.0 + shift) * _SQRT_HALF)  # erfcx(−b/√2)
-    w = 0.5 * np.exp(-0.5 * np.square(a))  # the common factor cancels out of the difference's error
+    with np.errstate(over="ignore"):  # |a| > 1e154 (a tiny ratio): a² = inf, w = 0 as it should be
+        w = 0.5 * np.exp(-0.5 * np.square(a))  # the common factor cancels out of the difference's error
     if ratio >= _SMALL_RATIO:
         erfcx_a = special.erfcx(np.abs(a) * _SQRT_HALF)
         values = np.where(a < 0.0, w * (erfcx_a - erfcx_b), (1.0 - w * erfcx_a) - w * erfcx_b)
