@@ -19,7 +19,8 @@ import markovdp as md
 from markovdp.guarantees.aac import ldp_contraction_bound, ldp_profile
 from markovdp.operators.algebra import tensor_power
 
-EXAMPLES = settings(max_examples=500, deadline=None, derandomize=True, database=None)
+#: 200 examples per property (the issue asks for property tests without a count; 200 keeps the file in budget).
+EXAMPLES = settings(max_examples=200, deadline=None, derandomize=True, database=None)
 #: gamma >= 1 of the hockey-stick divergences checked (gamma = 1 is TV).
 GAMMAS = (1.0, 1.2, math.e, 10.0)
 #: Random input pairs per example checked in numpy.
@@ -86,7 +87,7 @@ def eps_ldp_rows(rng: np.random.Generator, k: int, m: int, eps: float) -> np.nda
 def random_matrix(rng: np.random.Generator, k: int, m: int) -> np.ndarray:
     """A row-stochastic k x m matrix in one of the styles of `tests.strategies.stochastic_matrices` (dense,
     sparse, near-deterministic, identical rows), drawn from a seed: hypothesis draws only the seed, which keeps
-    500 examples per property inside the time budget."""
+    200 examples per property inside the time budget."""
     style = rng.integers(4)
     raw = rng.random((k, m)) ** rng.choice([1.0, 3.0])
     if style == 1:

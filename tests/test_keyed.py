@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import secrets
+from fractions import Fraction
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -85,6 +87,10 @@ def test_xor_example_is_eps_ldp_with_h2_bits(eps):
     assert randomness_bits(mech) == pytest.approx(h2, abs=1e-12)
     assert output_entropy_bits(mech) == pytest.approx(h2, abs=1e-12)
     np.testing.assert_allclose(mech.matrix, RandomizedResponse(2, eps).matrix, rtol=1e-13, atol=0)
+    with mpmath.workdps(60):  # relative precision too: the law the sampler draws is key_probs / Σ key_probs
+        law = [mpmath.mpf(float(q)) for q in mech.key_probs]
+        exact = float(-sum(q / sum(law) * mpmath.log(q / sum(law), 2) for q in law if q > 0))
+    assert randomness_bits(mech) == pytest.approx(exact, rel=1e-12, abs=0)
 
 
 @settings(max_examples=100)
@@ -155,33 +161,117 @@ def test_zero_probability_keys_are_never_drawn():
         assert set(np.unique(keys).tolist()) <= {1, 3}
 
 
-def test_secure_inverse_cdf_is_exact(monkeypatch):
-    """secure=True: U = u iff C_{u−1} <= r < C_u with C_u = round(2^53 Σ_{v<=u} q_v) (exact Fractions)."""
-    probs = np.array([0.1, 0.2, 0.3, 0.4])
-    scale = 2**SECURE_BITS
-    cuts = [round(sum(__import__("fractions").Fraction(q) for q in probs[: u + 1]) * scale) for u in range(3)]
-    cuts.append(scale)
-    raw = []
-    for u in range(4):
-        lo = 0 if u == 0 else cuts[u - 1]
-        raw += [lo, cuts[u] - 1]
-    # token_bytes → uint64 words whose top 53 bits are r: shift each r left by 11
-    words = np.array(raw, dtype=np.uint64) << np.uint64(64 - SECURE_BITS)
-    monkeypatch.setattr(keyed.secrets, "token_bytes", lambda n: words.tobytes()[:n])
-    keys = draw_keys(probs, len(raw), secure=True)
-    np.testing.assert_array_equal(keys, np.repeat(np.arange(4), 2))
+TOP = 2**SECURE_BITS
 
 
-@settings(max_examples=100)
-@given(st.lists(st.floats(0.0, 1.0), min_size=1, max_size=8).filter(lambda v: sum(v) > 1e-3))
-def test_secure_resolution_is_2_to_minus_53(raw):
-    """P(U = u) = (C_u − C_{u−1}) / 2^53 is within 2^-53 (+ |Σq − 1|) of q_u: the documented resolution."""
-    probs = np.array(raw) / sum(raw)
-    cuts = keyed._cumulative_cuts(probs).astype(object)
-    masses = np.diff(np.concatenate([[0], cuts])) / 2**SECURE_BITS
-    slack = 2.0**-SECURE_BITS + abs(float(probs.sum()) - 1.0) + 1e-16
-    assert np.all(np.abs(masses.astype(float) - probs) <= slack)
-    assert cuts[-1] == 2**SECURE_BITS
+class ScriptedGenerator(np.random.Generator):
+    """A numpy Generator whose ``random()`` returns scripted blocks B 2^-53, then 2^53 − 1 (a deterministic stub)."""
+
+    def __init__(self, blocks):
+        super().__init__(np.random.PCG64(0))
+        self.blocks = list(blocks)
+
+    def _next(self) -> float:
+        return (self.blocks.pop(0) if self.blocks else TOP - 1) / TOP
+
+    def random(self, size=None, dtype=np.float64, out=None):
+        return self._next() if size is None else np.array([self._next() for _ in range(int(np.prod(size)))])
+
+
+def scripted_key(probs, blocks, secure, monkeypatch):
+    """The key draw_keys draws for V = 0.B_1 B_2 … (base 2^53), the blocks scripted on either path."""
+    if not secure:
+        return int(draw_keys(probs, 1, rng=ScriptedGenerator(blocks))[0])
+    words = list(blocks)
+
+    def token_bytes(n):
+        out = [(words.pop(0) if words else TOP - 1) for _ in range(n // 8)]
+        return (np.array(out, dtype=np.uint64) << np.uint64(64 - SECURE_BITS)).tobytes()
+
+    monkeypatch.setattr(keyed.secrets, "token_bytes", token_bytes)
+    return int(draw_keys(probs, 1, secure=True)[0])
+
+
+def realised_cuts(probs, secure, monkeypatch, blocks: int = 3) -> list[Fraction]:
+    """The realised CDF: cut_v = inf{V : key(V) > v}, read digit block by digit block from scripted streams
+    (key(prefix, B_r, then 2^53 − 1 …) <= v iff B_r < the cut's digit D_r: a binary search). To 2^(−53 blocks)."""
+    cuts = []
+    for v in range(len(probs) - 1):
+        digits: list[int] = []
+        for _ in range(blocks):
+            lo, hi = 0, TOP
+            while lo < hi:
+                mid = (lo + hi) // 2
+                if scripted_key(probs, [*digits, mid], secure, monkeypatch) <= v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            digits.append(lo)
+            if lo == TOP:  # key(V) <= v for every V in the cell: the cut is at (or past) its upper end
+                break
+        cuts.append(min(sum((Fraction(d, TOP ** (r + 1)) for r, d in enumerate(digits)), Fraction(0)), Fraction(1)))
+    return [Fraction(0), *cuts, Fraction(1)]
+
+
+def exact_law(probs) -> list[Fraction]:
+    exact = [Fraction(q) for q in np.asarray(probs).tolist()]
+    return [q / sum(exact) for q in exact]
+
+
+@pytest.mark.parametrize("secure", [False, True])
+@pytest.mark.parametrize("eps", [30.0, 37.0, 40.0, 50.0])
+def test_srp_rec_keys_of_tiny_probability_are_drawn_at_exactly_their_rate(monkeypatch, eps, secure):
+    """RecoverableMechanism(2, eps): the rare key has probability e^-eps/(1 + e^-eps). The realised CDF of
+    draw_keys, read from scripted streams on both paths, is q / Σq to 2^-159, so the realised eps
+    log(q_0/q_1) is the certified `ldp_epsilon` to 1e-13 (a single 53-bit uniform made it 30.001 at eps = 30
+    and inf from eps ≈ 36.7)."""
+    from markovdp.mechanisms.local.recoverable import RecoverableMechanism
+
+    mech = RecoverableMechanism(2, eps)
+    cuts = realised_cuts(mech.key_probs, secure, monkeypatch)
+    law = exact_law(mech.key_probs)
+    assert 0 <= law[0] - cuts[1] < Fraction(1, TOP**3)
+    with mpmath.workdps(80):
+        c = mpmath.mpf(cuts[1].numerator) / cuts[1].denominator
+        realised = float(mpmath.log(c / (1 - c)))
+    assert realised == pytest.approx(ldp_epsilon(mech), abs=1e-13)
+    assert realised == pytest.approx(eps, abs=1e-13)
+
+
+@pytest.mark.parametrize("secure", [False, True])
+def test_srp_d_a_key_of_probability_zero_is_never_drawn_even_at_the_last_uniform(monkeypatch, secure):
+    """The last key has q = 0 and would reveal x (outputs 2, 3): the uniform 1 − 2^-53 drew it (round-off to the
+    last key). The realised CDF equals q / Σq (to 2^-106), so key 3 has mass 0, and V = 1 − 2^-53 gives key 2."""
+    probs = np.array([0.39546198954297845, 0.5930180594914135, 0.011519950965607977, 0.0])
+    mech = KeyedMechanism([[0, 1, 0, 2], [1, 0, 1, 3]], probs)
+    assert scripted_key(mech.key_probs, [TOP - 1], secure, monkeypatch) == 2
+    cuts = realised_cuts(mech.key_probs, secure, monkeypatch, blocks=2)
+    law = exact_law(mech.key_probs)
+    assert cuts[3] == 1  # key 3: [cut_2, cut_3) is empty
+    for v in range(3):
+        assert abs((cuts[v + 1] - cuts[v]) - law[v]) < Fraction(2, TOP**2)
+
+
+def test_srp_d_certified_and_sampled_laws_are_the_same_normalised_law():
+    """q = [0.3 − 9e-13, 0.7] (sum 1 − 9e-13, accepted): key_probs is stored normalised, the channel is built from
+    it, and the sampler draws exactly key_probs / Σ key_probs; so the realised eps log(q_1/q_0) of the XOR
+    mechanism is the certified one to 1e-15 (the raw law was sampled: 1.3e-12 above)."""
+    raw = np.array([0.3 - 9e-13, 0.7])
+    mech = KeyedMechanism([[0, 1], [1, 0]], raw)
+    assert float(mech.key_probs.sum()) == pytest.approx(1.0, abs=2e-16)
+    np.testing.assert_allclose(mech.key_probs, raw / raw.sum(), rtol=1e-15)
+    np.testing.assert_allclose(mech.matrix, channel_bruteforce(mech.table.tolist(), mech.key_probs, 2), rtol=1e-15)
+    gen = ScriptedGenerator([])
+    low, high = 0, TOP  # the realised cut between keys 0 and 1, first block
+    while low < high:
+        mid = (low + high) // 2
+        gen.blocks = [mid]
+        if mech.sample_with_keys([0], rng=gen)[1][0] == 0:
+            low = mid + 1
+        else:
+            high = mid
+    realised = math.log((TOP - low) / low)  # P(key 1) / P(key 0) to 2^-53 relative
+    assert realised == pytest.approx(ldp_epsilon(mech), abs=1e-15)
 
 
 def test_secure_sampling_uses_the_os_csprng(monkeypatch):
@@ -219,6 +309,16 @@ def test_bad_key_probs(probs):
     """§7: key probabilities not a distribution → ValueError naming `key_probs`."""
     with pytest.raises(ValueError, match="`key_probs`"):
         KeyedMechanism([[0, 1], [1, 0]], probs)
+
+
+def test_draw_keys_rejects_bad_input():
+    """draw_keys validates its law (a probability vector) and n >= 0 (the exact cuts divide by Σ q)."""
+    for probs in ([0.5, 0.6], [0.0, 0.0], [1.5, -0.5]):
+        with pytest.raises(ValueError, match="`key_probs`"):
+            draw_keys(probs, 3, rng=0)
+    with pytest.raises(ValueError, match="`n`"):
+        draw_keys([0.5, 0.5], -1, rng=0)
+    assert draw_keys([0.5, 0.5], 0, rng=0).shape == (0,)
 
 
 def test_bad_table_and_outputs():

@@ -13,7 +13,7 @@ import markovdp as md
 from markovdp.guarantees.aac import ldp_profile
 from tests.strategies import stochastic_matrices
 
-EXAMPLES = settings(max_examples=300, deadline=None, derandomize=True, database=None)
+EXAMPLES = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 GRID = np.array([0.0, 1e-9, 0.5, 2.0, 50.0, 709.5, 710.0, math.inf])
 
 

@@ -15,7 +15,7 @@ from markovdp.guarantees.aac import ldp_contraction_bound
 from markovdp.guarantees.le_cam import bernoulli_rr_le_cam, le_cam_bound, product_tv
 from markovdp.operators.base import IncompatibleSpaces
 
-EXAMPLES = settings(max_examples=300, deadline=None, derandomize=True, database=None)
+EXAMPLES = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 seeds = st.integers(0, 2**32 - 1)
 
 

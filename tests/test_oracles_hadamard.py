@@ -8,6 +8,7 @@ rows (chi-square at a fixed seed) and its estimator against the channel: E[f̂ |
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath
 import numpy as np
@@ -18,7 +19,6 @@ from scipy.linalg import hadamard
 import markovdp as md
 from markovdp.guarantees.coefficients import ldp_epsilon
 from markovdp.mechanisms.finite import RandomizedResponse
-from markovdp.mechanisms.local import _hadamard_kernels as kernels
 from markovdp.mechanisms.local.binary_hadamard import BinaryHadamard
 from markovdp.mechanisms.local.entropy import binary_entropy
 from markovdp.mechanisms.local.frequency import empirical_frequencies
@@ -98,16 +98,138 @@ def test_walsh_hadamard_matches_scipy():
         np.testing.assert_allclose(_walsh_hadamard(v), hadamard(order) @ v, rtol=1e-12, atol=1e-12)
 
 
+TOP = 2**53
+
+
+def _untemper(y: np.ndarray) -> np.ndarray:
+    """The MT19937 state words whose tempered outputs are y (tempering is a bijection on 32-bit words)."""
+    y = y.astype(np.uint64)
+    y ^= y >> np.uint64(18)
+    y ^= (y << np.uint64(15)) & np.uint64(0xEFC60000)
+    x = y.copy()
+    for _ in range(5):
+        x = y ^ ((x << np.uint64(7)) & np.uint64(0x9D2C5680))
+    y = x & np.uint64(0xFFFFFFFF)
+    x = y.copy()
+    for _ in range(3):
+        x = y ^ (x >> np.uint64(11))
+    return (x & np.uint64(0xFFFFFFFF)).astype(np.uint32)
+
+
+def scripted(blocks: list[int], pad: int = TOP - 1) -> np.random.Generator:
+    """A real numpy Generator (MT19937, so numba's cached kernels take it) whose ``random()`` returns B 2^-53
+    for the given blocks B, then `pad` blocks (default the largest, 2^53 − 1): a deterministic rng stub.
+    numpy's MT19937 ``random()`` is ((w1 >> 5) 2^26 + (w2 >> 6)) 2^-53 for two tempered words; with the
+    position at 0 the next words are the state's own, untempered here."""
+    values = np.array([*blocks, *[pad] * (312 - len(blocks))], dtype=np.uint64)
+    words = np.empty(624, dtype=np.uint64)
+    words[0::2] = (values >> np.uint64(26)) << np.uint64(5)
+    words[1::2] = (values & np.uint64(2**26 - 1)) << np.uint64(6)
+    bits = np.random.MT19937(0)
+    state = bits.state
+    state["state"]["key"] = _untemper(words)
+    state["state"]["pos"] = 0
+    bits.state = state
+    return np.random.Generator(bits)
+
+
+def threshold(decide, blocks: int = 3) -> Fraction:
+    """b = Σ_r D_r 2^(−53 r) for a decision that is True iff U < b, U = 0.B_1 B_2 … in base 2^53 (the exact
+    Bernoulli's law: P(True) = b). Block by block, with the earlier blocks at the found digits and the later
+    ones at 2^53 − 1, decide is True iff B_r < D_r: a binary search finds D_r. Exact for b >= 2^-106."""
+    digits: list[int] = []
+    for _ in range(blocks):
+        lo, hi = 0, TOP
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if decide([*digits, mid]):
+                lo = mid + 1
+            else:
+                hi = mid
+        digits.append(lo)
+    return sum((Fraction(d, TOP ** (r + 1)) for r, d in enumerate(digits)), Fraction(0))
+
+
+def test_scripted_generator_replays_its_blocks():
+    gen = scripted([0, 1, 2**52, 123456789012345])
+    assert [int(gen.random() * TOP) for _ in range(5)] == [0, 1, 2**52, 123456789012345, TOP - 1]
+
+
+def log_ratio(rare: Fraction, others: int = 1) -> float:
+    """log((1 − b) / (b / others)) for an exact rational b, in mpmath: the realised eps of the rare event."""
+    with mpmath.workdps(60):
+        b = mpmath.mpf(rare.numerator) / rare.denominator
+        return float(mpmath.log((1 - b) / (b / others)))
+
+
+@pytest.mark.parametrize("eps", [30.0, 37.0, 40.0, 50.0])
+def test_srp_tab1_hadamard_rare_reports_have_exactly_the_channel_probability(eps):
+    """HR and BH at large eps, through the public ``sample`` with a scripted generator: the realised probability
+    b of "y outside C_x" (HR) / "bit flipped" (BH) is read digit block by digit block (`threshold`). It equals
+    the channel's mass outside C_x (to 1e-15) and mpmath's e^-eps/(1 + e^-eps), so the realised eps
+    log((1 − b)/b) is the declared one to 1e-13 (a single uniform u < a made it 30.001 at eps = 30 and inf
+    from eps ≈ 36.7)."""
+    with mpmath.workdps(40):
+        exact = float(mpmath.exp(-eps) / (1 + mpmath.exp(-eps)))
+    hr, bh = HadamardResponse(5, eps), BinaryHadamard(5, eps)
+    rows = hadamard(hr.hadamard_order)[1:hr.k + 1]
+    x = np.array([3])
+
+    def hr_outside(blocks):
+        return rows[3, hr.sample(x, rng=scripted(blocks))[0]] < 0
+
+    def bh_flipped(blocks):
+        y = bh.sample(x, rng=scripted(blocks))[0]
+        return rows[3, y >> 1] != 1 - 2 * (y & 1)
+
+    channel_mass = (hr.matrix[3][rows[3] < 0].sum(),
+                    bh.matrix[3, 1::2][rows[3] > 0].sum() + bh.matrix[3, 0::2][rows[3] < 0].sum())
+    for decide, mass in zip((hr_outside, bh_flipped), channel_mass, strict=True):
+        realised = threshold(decide)
+        assert float(realised) == pytest.approx(mass, rel=1e-15, abs=0)
+        assert float(realised) == pytest.approx(exact, rel=1e-15, abs=0)
+        assert log_ratio(realised) == pytest.approx(eps, abs=1e-13)
+
+
+@pytest.mark.parametrize("eps", [30.0, 37.0, 40.0, 50.0])
+def test_srp_tab1_randomized_response_other_label_has_exactly_the_channel_probability(eps):
+    """k-ary RR at large eps, through ``sample`` with a scripted generator: the realised probability of "report
+    another label" is the channel's off-diagonal mass (k − 1) q (mpmath, 1e-15), so the realised eps
+    log(p / q) is the declared one to 1e-13 (inf from eps ≈ 36.7 with one uniform)."""
+    k = 6
+    rr = RandomizedResponse(k, eps)
+    with mpmath.workdps(40):
+        exact = float((k - 1) * mpmath.exp(-eps) / (1 + (k - 1) * mpmath.exp(-eps)))
+    realised = threshold(lambda blocks: rr.sample(np.array([2]), rng=scripted(blocks))[0] != 2)
+    assert float(realised) == pytest.approx(exact, rel=1e-15, abs=0)
+    assert float(realised) == pytest.approx(rr.matrix[2, np.arange(k) != 2].sum(), rel=1e-15, abs=0)
+    assert log_ratio(realised, k - 1) == pytest.approx(eps, abs=1e-13)
+
+
+def test_randomized_response_labels_are_exactly_uniform_on_the_others():
+    """Given "another label", the label is t + (t >= x) for the Lemire draw t uniform on [0, k − 1): every
+    other label is hit, and x never (scripted stream: the Bernoulli decides at once, then t's block)."""
+    k, x = 7, 3
+    labels = set()
+    for t in range(k - 1):
+        # eps = 0: "other" has probability 6/7 > 1/2, so the Bernoulli of p = 1/7 is drawn (flipped): a block
+        # above 2^53/7 says "not x". Lemire: t = floor(w (k − 1) / 2^32) with w the top 32 bits of the next block
+        w = -(-t * 2**32 // (k - 1)) + 1
+        labels.add(int(RandomizedResponse(k, 0.0).sample([x], rng=scripted([TOP - 1, w << 21]))[0]))
+    assert labels == set(range(k)) - {x}
+
+
 def test_hadamard_response_kernel_is_a_bijection_onto_c_x():
-    """With the in/out coin fixed, the K/2 indices map one to one onto C_x (in) or its complement (out)."""
-    for k in (2, 5, 33):
-        rows = hadamard(HadamardResponse(k, 1.0).hadamard_order)[1:k + 1]
+    """With the in/out coin fixed (scripted stream), the K/2 indices map one to one onto C_x (in) or its
+    complement (out); the index is floor(K/2 · random())."""
+    for k, inputs in ((2, range(2)), (5, range(5)), (33, (0, 1, 6, 31, 32))):
+        oracle = HadamardResponse(k, 0.0)  # coin: Bernoulli(1/2), a first block below 2^52 is "out"
+        rows = hadamard(oracle.hadamard_order)[1:k + 1]
         half = rows.shape[1] // 2
-        for x in range(k):
-            for u, sign in ((0.0, 1), (0.999, -1)):
-                out = np.empty(half, dtype=np.int64)
-                kernels.hadamard_response(np.full(half, x), np.full(half, u), np.arange(half), 0.5, out)
-                assert sorted(out) == list(np.flatnonzero(rows[x] == sign))
+        for x in inputs:
+            for coin, sign in ((TOP - 1, 1), (0, -1)):
+                got = [int(oracle.sample([x], rng=scripted([coin, z * (TOP // half)]))[0]) for z in range(half)]
+                assert sorted(got) == list(np.flatnonzero(rows[x] == sign))
 
 
 def chi_square_rows(oracle, per_input: int, seed: int) -> tuple[float, float]:
@@ -131,13 +253,20 @@ def test_sampling_frequencies_match_the_channel_rows(cls, k, eps):
     assert stat < limit
 
 
-def test_randomized_response_fast_sampler_gives_the_table_samplers_draws():
-    """RR.sample (closed-form inverse CDF) returns the very draws of the generic table sampler (kernel.sample)."""
+def test_randomized_response_sampler_has_the_law_of_the_table_sampler():
+    """RR.sample (exact Bernoulli + uniform label) and the generic table sampler (kernel.sample) agree in law:
+    a two-sample chi-square on the report counts per input (fixed seeds, rejection level 1e-6); any shape."""
     rng = np.random.default_rng(5)
-    for k, eps in ((2, 0.3), (3, 1.0), (16, 1.0), (200, 4.0), (1024, 1.0), (5, 30.0)):
+    for k, eps in ((2, 0.3), (3, 1.0), (16, 1.0), (200, 4.0)):
         rr = RandomizedResponse(k, eps)
-        x = rng.integers(0, k, 50000)
-        np.testing.assert_array_equal(rr.sample(x, rng=9), rr.kernel.sample(x, rng=9))
+        x = np.repeat(np.arange(min(k, 4)), 20_000)
+        a = np.zeros((4, k))
+        b = np.zeros((4, k))
+        np.add.at(a, (x, rr.sample(x, rng=9)), 1.0)
+        np.add.at(b, (x, rr.kernel.sample(x, rng=10)), 1.0)
+        seen = (a + b) > 0
+        stat = float((((a - b) ** 2)[seen] / (a + b)[seen]).sum())
+        assert stat < st.chi2.isf(1e-6, max(int(seen.sum()) - min(k, 4), 1))
     x2 = rng.integers(0, 4, (30, 7))
     assert RandomizedResponse(4, 1.0).sample(x2, rng=1).shape == (30, 7)
 
@@ -239,27 +368,39 @@ def mp_binary_entropy(eps: float) -> mpmath.mpf:
 def test_randomness_at_extreme_eps_against_mpmath():
     """eps up to 50: H2(a) ≈ 1e-20 bits stays exact (binary_entropy(a) rounds a to 1 and returns 0)."""
     for eps in (0.1, 1.0, 10.0, 37.0, 50.0):
-        assert _keep_entropy_bits(eps) == pytest.approx(float(mp_binary_entropy(eps)), rel=1e-12)
-        assert BinaryHadamard(4, eps).randomness_bits == pytest.approx(float(mp_binary_entropy(eps)), rel=1e-12)
+        assert _keep_entropy_bits(eps) == pytest.approx(float(mp_binary_entropy(eps)), rel=1e-12, abs=0)
+        assert BinaryHadamard(4, eps).randomness_bits == pytest.approx(float(mp_binary_entropy(eps)), rel=1e-12, abs=0)
     with mpmath.workdps(60):
         k, eps = 5, mpmath.mpf(50)
         p = mpmath.e**eps / (mpmath.e**eps + k - 1)
         q = 1 / (mpmath.e**eps + k - 1)
         exact = -(p * mpmath.log(p, 2) + (k - 1) * q * mpmath.log(q, 2))
-    assert RandomizedResponse(5, 50.0).randomness_bits == pytest.approx(float(exact), rel=1e-12)
+    assert RandomizedResponse(5, 50.0).randomness_bits == pytest.approx(float(exact), rel=1e-12, abs=0)
 
 
 @pytest.mark.parametrize("cls", ORACLES)
 def test_srp_tab1_oracles_at_huge_eps(cls):
-    """eps = 800: sampling and entropies stay finite; a Hadamard channel with non-normal entries is refused."""
-    oracle = cls(4, 800.0)
+    """eps = 700 (`MAX_EPS`): sampling, estimates and entropies stay finite; a Hadamard channel whose entries are
+    not normal doubles is refused. Beyond: HR and BH refuse eps > 700 like UE and SS (same message); RR is
+    constructed (closed-form privacy) but its sampler refuses an off-diagonal below the smallest normal double."""
+    oracle = cls(4, 700.0)
     x = np.arange(4).repeat(10)
     reports = oracle.sample(x, rng=0)
     assert np.isfinite(oracle.estimate(reports)).all()
     assert math.isfinite(oracle.randomness_bits) and oracle.randomness_bits >= 0
-    if cls is not RandomizedResponse:
+    if cls is RandomizedResponse:
+        rr = RandomizedResponse(4, 800.0)
+        assert math.isfinite(rr.randomness_bits) and md.privacy_epsilon(rr, 0.0) == 800.0
         with pytest.raises(NotImplementedError, match="smallest normal double"):
-            oracle.channel  # noqa: B018
+            rr.sample(x, rng=0)
+        return
+    with pytest.raises(NotImplementedError, match="smallest normal double"):
+        cls(10_000, 700.0).channel  # noqa: B018
+    with pytest.raises(ValueError, match=r"`eps` must be in \[0, 700\] nats") as caught:
+        cls(4, 800.0)
+    with pytest.raises(ValueError) as reference:
+        md.UnaryEncoding(4, 800.0)
+    assert str(caught.value) == str(reference.value)
 
 
 def test_reprs():
@@ -281,9 +422,11 @@ def test_bad_construction(cls, args, error, name):
 
 @pytest.mark.parametrize("cls", ORACLES)
 def test_bad_inputs_and_reports(cls):
+    """Bad inputs name the sampler's parameter (`value` for RR, a Mechanism; `x` for HR and BH)."""
     oracle = cls(3, 1.0)
+    name = "value" if cls is RandomizedResponse else "x"
     for bad in ([0, 3], [-1], np.array([0.5])):
-        with pytest.raises((ValueError, TypeError), match="`x`"):
+        with pytest.raises((ValueError, TypeError), match=f"`{name}`"):
             oracle.sample(bad, rng=0)
     with pytest.raises(ValueError, match=r"`reports`.*n >= 1"):
         oracle.estimate(np.array([], dtype=np.int64))
@@ -291,3 +434,12 @@ def test_bad_inputs_and_reports(cls):
         oracle.estimate([oracle.channel.matrix.shape[1]])
     with pytest.raises(ValueError, match="`eps`"):
         cls(3, 0.0).estimate([0, 1])
+
+
+@pytest.mark.parametrize("oracle", [RandomizedResponse(3, 1.0), HadamardResponse(3, 1.0), BinaryHadamard(3, 1.0),
+                                    md.UnaryEncoding(3, 1.0), md.SubsetSelection(3, 1.0)], ids=repr)
+def test_every_oracle_refuses_no_users(oracle):
+    """§7 "n < 1": ``sample([])`` raises the same ValueError for every oracle (it returned [] for RR, HR, BH)."""
+    name = "value" if isinstance(oracle, RandomizedResponse) else "x"
+    with pytest.raises(ValueError, match=rf"`{name}` must be a non-empty array of inputs in \[0, 3\) \(n >= 1 users\)"):
+        oracle.sample(np.array([], dtype=np.int64), rng=0)

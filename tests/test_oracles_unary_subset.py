@@ -11,6 +11,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from scipy import stats
@@ -414,3 +415,113 @@ def test_oracles_reject_bad_inputs_and_reports(oracle) -> None:
     else:
         with pytest.raises(ValueError, match="`x`"):
             oracle.sample_counts([])
+
+
+# ----------------------------------------------------------------------------------------- entropies at large eps
+
+
+def mp_entropy_bits(weighted) -> float:
+    """−Σ m p log2 p over (multiplicity m, probability p) pairs, p given as mpmath numbers (60 digits)."""
+    return float(sum(-m * p * mpmath.log(p, 2) for m, p in weighted if p > 0))
+
+
+def mp_h2(p) -> mpmath.mpf:
+    """H2(p) in bits; log1p keeps 1 − p exact however small p is (60 digits alone round 1 − 1e-300 to 1)."""
+    return -(p * mpmath.log(p) + (1 - p) * mpmath.log1p(-p)) / mpmath.log(2)
+
+
+def mp_oracle_bits(oracle) -> tuple[float, float]:
+    """(randomness_bits, output_entropy_bits) of an oracle from its definition, in mpmath."""
+    from markovdp.mechanisms.local.binary_hadamard import BinaryHadamard
+    from markovdp.mechanisms.local.hadamard import HadamardResponse
+
+    k = oracle.k
+    with mpmath.workdps(60):
+        e = mpmath.mpf(oracle.eps)
+        a = mpmath.e**e / (mpmath.e**e + 1)
+        if isinstance(oracle, UnaryEncoding):
+            if oracle.optimized:
+                p, q = mpmath.mpf(1) / 2, 1 / (mpmath.e**e + 1)
+            else:
+                p = mpmath.e ** (e / 2) / (mpmath.e ** (e / 2) + 1)
+                q = 1 - p
+            bits = float(mp_h2(p) + (k - 1) * mp_h2(q))
+            return bits, bits
+        if isinstance(oracle, SubsetSelection):
+            d = oracle.d
+            inside = d * mpmath.e**e / (d * mpmath.e**e + k - d)
+            bits = float(mp_h2(inside) + inside * mpmath.log(math.comb(k - 1, d - 1), 2)
+                         + (1 - inside) * mpmath.log(math.comb(k - 1, d), 2))
+            return bits, bits
+        if isinstance(oracle, HadamardResponse):
+            bits = float(mp_h2(a) + mpmath.log(oracle.hadamard_order // 2, 2))
+            return bits, bits
+        if isinstance(oracle, BinaryHadamard):
+            return float(mp_h2(a)), float(mp_h2(a) + mpmath.log(oracle.hadamard_order, 2))
+        if isinstance(oracle, RandomizedResponse):
+            p = mpmath.e**e / (mpmath.e**e + k - 1)
+            bits = mp_entropy_bits([(1, p), (k - 1, 1 / (mpmath.e**e + k - 1))])
+            return bits, bits
+        s = oracle.s  # RecoverableMechanism
+        total = s * mpmath.e**e + k - s
+        bits = mp_entropy_bits([(s, mpmath.e**e / total), (k - s, 1 / total)])
+        return bits, bits
+
+
+@pytest.mark.parametrize("eps", [20.0, 40.0, 50.0])
+def test_srp_tab1_randomness_bits_of_every_oracle_against_mpmath_at_large_eps(eps) -> None:
+    """SRP-Tab1 / SRP-Rec entropies where a probability rounds to 1: relative error <= 1e-12 against mpmath
+    (H2 through the smaller probability and log1p; H(q_min^s) in closed form). Before: SubsetSelection(2, 40)
+    and RecoverableMechanism(2, 40) were 2.4 % off, RAPPOR(2, 60) 5e-4."""
+    from markovdp.mechanisms.local.binary_hadamard import BinaryHadamard
+    from markovdp.mechanisms.local.hadamard import HadamardResponse
+    from markovdp.mechanisms.local.recoverable import RecoverableMechanism
+
+    oracles = [UnaryEncoding(2, eps), UnaryEncoding(2, eps, optimized=False), UnaryEncoding(5, eps),
+               UnaryEncoding(5, eps, optimized=False), SubsetSelection(2, eps), SubsetSelection(6, eps, d=2),
+               HadamardResponse(5, eps), BinaryHadamard(5, eps), RandomizedResponse(5, eps),
+               RecoverableMechanism(2, eps), RecoverableMechanism(5, eps, 2)]
+    for oracle in oracles:
+        randomness, output = mp_oracle_bits(oracle)
+        assert oracle.randomness_bits == pytest.approx(randomness, rel=1e-12, abs=0), oracle
+        assert oracle.output_entropy_bits == pytest.approx(output, rel=1e-12, abs=0), oracle
+    assert UnaryEncoding(2, 2 * eps, optimized=False).randomness_bits == pytest.approx(
+        mp_oracle_bits(UnaryEncoding(2, 2 * eps, optimized=False))[0], rel=1e-12, abs=0)
+
+
+@pytest.mark.parametrize("p", [1e-9, 1e-300, math.exp(-50), 0.3, 0.5, 1 - 2**-40,
+                               math.exp(20) / (math.exp(20) + 1)])
+def test_srp_d_binary_entropy_keeps_full_relative_precision(p) -> None:
+    """binary_entropy(p) of the double p to 1e-12 relative against mpmath (it lost 1.3e-9 at p = 1e-9: the
+    rounded 1 − p); symmetric: H2(p) = H2(1 − p) where 1 − p is exact."""
+    from markovdp.mechanisms.local.entropy import binary_entropy
+
+    with mpmath.workdps(60):
+        exact = float(mp_h2(mpmath.mpf(p)))
+    assert binary_entropy(p) == pytest.approx(exact, rel=1e-12, abs=0)
+    if p >= 0.5:
+        assert binary_entropy(1.0 - p) == binary_entropy(p)
+    assert binary_entropy(0.0) == binary_entropy(1.0) == 0.0
+
+
+def test_aac_t1_every_oracle_object_is_certified_directly() -> None:
+    """ldp_epsilon and dobrushin accept every oracle object, not only its `.channel` (UE and SS through their
+    `ldp_kernel()`; they raised NotImplementedError), with the same values as from the channel."""
+    from markovdp.mechanisms.local.binary_hadamard import BinaryHadamard
+    from markovdp.mechanisms.local.hadamard import HadamardResponse
+    from markovdp.mechanisms.local.keyed import KeyedMechanism
+    from markovdp.mechanisms.local.recoverable import RecoverableMechanism
+
+    oracles = [UnaryEncoding(4, 1.0), UnaryEncoding(4, 1.0, optimized=False), SubsetSelection(5, 1.0),
+               SubsetSelection(40, 2.0, d=3), UnaryEncoding(30, 0.7), HadamardResponse(4, 1.0),
+               BinaryHadamard(4, 1.0), RandomizedResponse(4, 1.0), RecoverableMechanism(4, 1.0, 2),
+               KeyedMechanism([[0, 1], [1, 0]], [0.7, 0.3])]
+    for oracle in oracles:
+        same = getattr(oracle, "implicit_channel", oracle.channel)  # the same finite stand-in: equal values
+        assert ldp_epsilon(oracle) == ldp_epsilon(same)
+        assert ldp_epsilon(oracle) == pytest.approx(ldp_epsilon(oracle.channel), abs=1e-12)
+        assert ldp_epsilon(oracle, 0.05) == ldp_epsilon(same, 0.05)
+        for e in (0.0, 0.3):
+            assert dobrushin(oracle, e) == dobrushin(same, e)
+            assert dobrushin(oracle, e) == pytest.approx(dobrushin(oracle.channel, e), abs=1e-14)
+    assert ldp_epsilon(UnaryEncoding(4, 1.0)) == pytest.approx(1.0, abs=1e-12)

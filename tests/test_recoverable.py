@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -267,3 +268,58 @@ def test_recoverable_bad_input():
         sequence_channel(mech, 7, reuse=True)  # 4^7 > 4096 tuples
     with pytest.raises(TypeError, match="`mechanism`"):
         sequence_channel(RandomizedResponse(2, 1.0), 2, reuse=True)
+
+
+def mp_key_entropies(k: int, eps: float) -> list[float]:
+    """H(q_min^s) for s = 1..k−1 in bits, by the defining sum in mpmath (60 digits more than e^-eps needs, so
+    that 1 − e^-eps is not rounded to 1)."""
+    out = []
+    with mpmath.workdps(60 + int(eps / 2.3)):
+        e = mpmath.mpf(eps)
+        for s in range(1, k):
+            total = s * mpmath.e**e + k - s
+            big, small = mpmath.e**e / total, 1 / total
+            out.append(float(-(s * big * mpmath.log(big, 2) + (k - s) * small * mpmath.log(small, 2))))
+    return out
+
+
+@pytest.mark.parametrize("eps", [20.0, 40.0, 50.0, 700.0])
+def test_srp_rec_min_randomness_against_mpmath_at_large_eps(eps):
+    """The closed form H = [ln D + (k − s) t eps / D] / ln 2 (t = e^-eps, D = s + (k − s) t) is mpmath's
+    entropy of q_min^s to 1e-12 relative at every s, up to eps = 700 (the entry 1/D rounds to 1 from eps ≈ 37,
+    which cost 2.4 % at k = 2, eps = 40); s = 1 is k-ary RR's key: equal to RR's randomness_bits."""
+    for k in (2, 3, 8):
+        exact = mp_key_entropies(k, eps)
+        assert min_recoverable_randomness(k, eps) == pytest.approx(min(exact), rel=1e-12, abs=0)
+        for s in range(1, k):
+            assert RecoverableMechanism(k, eps, s).randomness_bits == pytest.approx(exact[s - 1], rel=1e-12, abs=0)
+        if eps <= 50:
+            assert min_recoverable_randomness(k, eps) == pytest.approx(RandomizedResponse(k, eps).randomness_bits,
+                                                                       rel=1e-12, abs=0)
+
+
+def test_srp_rec_min_randomness_beyond_representable_keys():
+    """Decided: the entropy needs no key law, so min_recoverable_randomness stays defined where q_min refuses
+    (its small entry is not a normal double): at eps = 800 the exact value (~1e-344 bits) rounds to 0.0, and
+    the argmin is s = 1; q_min and RecoverableMechanism raise ValueError naming `eps`."""
+    exact = min(mp_key_entropies(4, 800.0))
+    assert min_recoverable_randomness(4, 800.0) == exact == 0.0
+    assert min_recoverable_s(4, 800.0) == 1
+    for make in (lambda: q_min(4, 800.0, 1), lambda: RecoverableMechanism(4, 800.0)):
+        with pytest.raises(ValueError, match="`eps`"):
+            make()
+
+
+def test_srp_rec_argmin_is_stable_at_tiny_eps():
+    """min_recoverable_s(33, 1e-6) picked 15 from rounding noise; the entropies of s = 16 and 17 agree to
+    rounding there, and near-ties go to floor(k/2). At every (k, eps) the chosen s is a true minimiser
+    (mpmath, within 1e-14 relative)."""
+    assert min_recoverable_s(33, 1e-6) == 16
+    assert min_recoverable_s(32, 1e-6) == 16
+    for k in (3, 4, 5, 16, 33):
+        for eps in (1e-9, 1e-6, 1e-3, 0.5, 2.0, 8.0):
+            exact = mp_key_entropies(k, eps)
+            chosen = min_recoverable_s(k, eps)
+            assert exact[chosen - 1] <= min(exact) * (1 + 1e-14), (k, eps, chosen)
+            if eps <= 1e-6:
+                assert chosen == k // 2

@@ -270,9 +270,10 @@ def test_checkpoints_hold_points_whose_outputs_differ_in_number(tmp_path):
     from markovdp.validation.builtin import SCENARIOS
 
     scenario = SCENARIOS["SRP-Tab1"]
-    kwargs = {"samples": 1000, "seed": SEED, "quick": True, "executor": "synchronous", "chunk_size": 24}
+    points = math.prod(len(values) for values in scenario.grid(quick=True).values())
+    kwargs = {"samples": 1000, "seed": SEED, "quick": True, "executor": "synchronous", "chunk_size": points}
     run_sweep(scenario, out=tmp_path, keep_checkpoints=True, **kwargs)
-    assert saved_batches(tmp_path, "SRP-Tab1") == 24
+    assert saved_batches(tmp_path, "SRP-Tab1") == points  # one batch per point, all in one chunk
     resumed = run_sweep(scenario, out=tmp_path, resume=True, **kwargs)
     xr.testing.assert_equal(resumed, run_sweep(scenario, **kwargs))
 

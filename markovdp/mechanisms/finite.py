@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_eps, check_int, check_states, check_stochastic_matrix, fail, readonly
+from .._validation import check_eps, check_int, check_stochastic_matrix, fail, readonly
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel, matrix_text
 from ..pairs import (
@@ -161,17 +161,28 @@ class RandomizedResponse(MatrixMechanism):
         return self.kernel
 
     def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.int64]:
-        """y_i ~ M(x_i) for inputs of any shape, by the closed-form inverse CDF of the row (numba), one uniform
-        per draw (``rng.random(n)``): the law of `kernel.sample`, and its very draws except where a uniform lies
-        within rounding of a CDF step; no k × k table is read, so the rate does not fall with k."""
+        """y_i ~ M(value_i) for n >= 1 inputs of any shape (numba): an exact Bernoulli of the rarer of "another
+        label" ((k − 1) q, to full relative precision) and "the input" (p) decides, then an exactly uniform label
+        among the k − 1 others (`_hadamard_kernels`); so the reports follow the certified rows at every eps, and
+        no k × k table is read. NotImplementedError where q is not a normal double (eps >~ 708)."""
         from .local import _hadamard_kernels as kernels  # numba: imported where used
+        from .local.implicit_channel import check_reporters
 
-        states = check_states("x", value, self.k)
+        states = check_reporters("value", value, self.k)
+        log_q = _rr_log_probs(self.k, self.eps)[1]
+        if log_q < math.log(_TINY):
+            raise NotImplementedError(
+                f"{self!r}.sample: the off-diagonal probability exp({log_q!r}) is below the smallest normal double "
+                "(2.2250738585072014e-308), so no sampler of doubles realises the certified channel; sampling "
+                "needs eps <= 708.39.")
+        if self.k - 1 > 2**53:
+            raise fail("k", "<= 2^53 + 1 to sample (53-bit uniform labels)", self.k)
+        spread = (self.k - 1) * math.exp(-self.eps)  # (k − 1) e^-eps: p = 1/(1 + spread), (k − 1) q = spread p
+        flip = spread > 1.0  # draw the rarer of "another label" and "the input"
         flat = states.ravel()
-        log_p, log_q = _rr_log_probs(self.k, self.eps)
         out = np.empty(flat.size, dtype=np.int64)
-        uniforms = as_generator(rng).random(flat.size)
-        kernels.randomized_response(flat, uniforms, self.k, math.exp(log_p), math.exp(log_q), out)
+        kernels.randomized_response(as_generator(rng), flat, self.k, (1.0 if flip else spread) / (1.0 + spread),
+                                    flip, out)
         return out.reshape(states.shape)
 
     def estimate(self, reports: ArrayLike) -> NDArray[np.float64]:

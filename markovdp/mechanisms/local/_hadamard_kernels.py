@@ -1,7 +1,11 @@
 """numba kernels of the small-output frequency oracles (HR, BH, k-ary RR): one report per user.
 
-Imported only inside the oracles' ``sample`` methods, so ``import markovdp`` does not import numba. The random
-numbers are drawn in bulk by numpy (its fastest paths) and passed in; the kernels only map them to reports.
+Imported only inside the oracles' ``sample`` methods, so ``import markovdp`` does not import numba. Every draw
+is exact for the channel's doubles: the rare event (a report outside C_x, a flipped bit, a label other than x)
+is an exact Bernoulli of its probability computed without cancellation (`_unary_kernels.bernoulli`, any double
+in [0, 1), so e^-eps/(1 + e^-eps) is realised exactly at eps = 50, where u < 1 − that would never fail), and the
+uniform indices are exact uniform integers (the top bits of ``random()`` = j 2^-53 for a power-of-2 range,
+Lemire's multiply-and-reject otherwise). `rng` is the numpy Generator itself (numba draws from it in the loop).
 Sylvester Hadamard entries: H[r, j] = (−1)^parity(r & j) (THEORY SRP-Tab1).
 """
 
@@ -9,6 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit
+
+from ._subset_kernels import uniform_below
+from ._unary_kernels import bernoulli
+
+_TWO53 = 9007199254740992.0
 
 
 @njit(cache=True, inline="always")
@@ -23,53 +32,73 @@ def parity(v: int) -> int:
     return v & 1
 
 
-@njit(cache=True)
-def hadamard_response(x: np.ndarray, uniforms: np.ndarray, index: np.ndarray, keep: float, out: np.ndarray) -> None:
-    """out[i] = the index[i]-th column of C_{x_i} (H[x_i + 1, ·] = +1) if uniforms[i] < keep, else of its complement.
+@njit(cache=True, inline="always")
+def _bit_length(v: int) -> int:
+    n = 0
+    while v > 0:
+        v >>= 1
+        n += 1
+    return n
 
-    ``index`` is uniform on [K/2]. With r = x + 1 and b its lowest set bit, inserting a 0 at b's position maps
-    z in [K/2] to j' with bit b clear; {j', j' | b} has one column of each sign (flipping b flips parity(r & j)),
-    so choosing the one of the wanted sign is a bijection from [K/2] onto C_x (or onto its complement).
+
+@njit(cache=True, inline="always")
+def uniform_int(rng: np.random.Generator, m: int) -> int:
+    """An exactly uniform integer in [0, m), 1 <= m <= 2^53: `uniform_below` (Lemire, 32 bits) up to 2^31, else
+    the top L = bit_length(m − 1) bits of ``random()`` = j 2^-53, rejected while >= m (probability < 1/2)."""
+    if m <= 2147483648:
+        return uniform_below(rng, m)
+    shift = 53 - _bit_length(m - 1)
+    while True:
+        v = np.int64(rng.random() * _TWO53) >> shift
+        if v < m:
+            return v
+
+
+@njit(cache=True)
+def hadamard_response(rng: np.random.Generator, x: np.ndarray, half: int, rare: float, out: np.ndarray) -> None:
+    """out[i] = a uniform column of C_{x_i} (H[x_i + 1, ·] = +1), or of its complement with probability `rare`
+    (= 1 − a, exact Bernoulli). half = K/2, a power of 2: the index z = floor(2^m random()), K/2 = 2^m, is
+    exactly uniform on [K/2].
+
+    With r = x + 1 and b its lowest set bit, inserting a 0 at b's position maps z in [K/2] to j' with bit b
+    clear; {j', j' | b} has one column of each sign (flipping b flips parity(r & j)), so choosing the one of the
+    wanted sign is a bijection from [K/2] onto C_x (or onto its complement).
     """
     for i in range(x.shape[0]):
+        want = 1 if bernoulli(rng, rare) else 0
         r = x[i] + 1
         b = r & -r
-        z = index[i]
+        z = np.int64(rng.random() * half)
         low = z & (b - 1)
         j = ((z - low) << 1) | low  # z with a 0 inserted at bit b
-        want = 0 if uniforms[i] < keep else 1
         if parity(r & j) != want:
             j |= b
         out[i] = j
 
 
 @njit(cache=True)
-def binary_hadamard(x: np.ndarray, uniforms: np.ndarray, column: np.ndarray, keep: float, out: np.ndarray) -> None:
-    """out[i] = 2 j + bit with j = column[i] and bit = parity((x_i + 1) & j), flipped unless uniforms[i] < keep."""
+def binary_hadamard(rng: np.random.Generator, x: np.ndarray, order: int, rare: float, out: np.ndarray) -> None:
+    """out[i] = 2 j + bit: j = floor(K random()) uniform on [K] (the public column, K = `order` a power of 2)
+    and bit = parity((x_i + 1) & j), flipped with probability `rare` (= 1 − a, exact Bernoulli)."""
     for i in range(x.shape[0]):
-        j = column[i]
-        bit = parity((x[i] + 1) & j)
-        if uniforms[i] >= keep:
-            bit ^= 1
-        out[i] = 2 * j + bit
+        flip = 1 if bernoulli(rng, rare) else 0
+        j = np.int64(rng.random() * order)
+        out[i] = 2 * j + (parity((x[i] + 1) & j) ^ flip)
 
 
 @njit(cache=True)
-def randomized_response(x: np.ndarray, uniforms: np.ndarray, k: int, p: float, q: float, out: np.ndarray) -> None:
-    """out[i] = the first y with F_x(y) > uniforms[i], F_x the CDF of row x of k-ary RR (p on the diagonal, q off it).
+def randomized_response(rng: np.random.Generator, x: np.ndarray, k: int, rare: float, flip: bool,
+                        out: np.ndarray) -> None:
+    """out[i] = x_i, or a uniform label of the k − 1 others (exact uniform integers).
 
-    Closed-form inverse CDF: F_x(y) = (y + 1) q for y < x, x q + p at y = x and x q + p + (y − x) q beyond, so
-    no table is read (the guide-table sampler misses the cache at k = 1024). It returns the table sampler's index
-    except where a uniform lies within rounding (~1e-16 k) of a CDF step.
+    The report is another label with probability `rare` = (k − 1) q (``flip=False``), or with probability
+    1 − `rare`, `rare` = p (``flip=True``): one exact Bernoulli of the rarer of the two, so either keeps full
+    relative precision (k-ary RR: p = 1/(1 + (k − 1) e^-eps) on the diagonal, q = e^-eps p off it).
     """
     for i in range(x.shape[0]):
-        u = uniforms[i]
         row = x[i]
-        below = row * q
-        if u < below:
-            y = min(int(u / q), row - 1)
-        elif u < below + p:
-            y = row
+        if bernoulli(rng, rare) != flip:
+            t = uniform_int(rng, k - 1)
+            out[i] = t + (t >= row)
         else:
-            y = min(row + 1 + int((u - below - p) / q), k - 1)
-        out[i] = y
+            out[i] = row

@@ -17,20 +17,20 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike, as_generator
-from ..._validation import check_int, check_states, readonly
+from ..._validation import check_int, readonly
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts, _require_informative
 from .hadamard import (
     _check_representable,
-    _check_scalar_eps,
     _hadamard_order,
     _keep_entropy_bits,
     _keep_probability,
     _sylvester_rows,
     _walsh_hadamard,
 )
+from .implicit_channel import check_oracle_eps, check_reporters
 
 __all__ = ["BinaryHadamard"]
 
@@ -42,7 +42,7 @@ class BinaryHadamard(MatrixMechanism):
 
     The channel includes the public column j (independent of x): given j it is binary RR, so both the joint
     channel and each column's channel are exactly eps-LDP (column j = 1 separates inputs 0 and 1; AAC-T1).
-    Neighbours all input pairs. `eps` in nats, finite, >= 0. THEORY SRP-Tab1, SRP-Est.
+    Neighbours all input pairs. `eps` in nats, in [0, 700] (`MAX_EPS`). THEORY SRP-Tab1, SRP-Est.
     """
 
     k: int
@@ -50,7 +50,7 @@ class BinaryHadamard(MatrixMechanism):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", check_int("k", self.k, minimum=2))
-        object.__setattr__(self, "eps", _check_scalar_eps(self.eps))
+        object.__setattr__(self, "eps", check_oracle_eps(self.eps))
 
     @property
     def hadamard_order(self) -> int:
@@ -81,18 +81,16 @@ class BinaryHadamard(MatrixMechanism):
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.int64]:
         """One report y_i = 2 j_i + b_i per user (numba); j_i = y_i >> 1 is the public column, b_i = y_i & 1.
 
-        Draws ``rng.random(n)`` (the private coins) then ``rng.integers(0, K, n)`` (the public columns, drawn
-        from the same generator here for simulation).
+        The bit is flipped by an exact Bernoulli(1 − a) (1 − a = e^-eps/(1 + e^-eps)); the column is exactly
+        uniform on [K], drawn from the same generator here for simulation (`_hadamard_kernels`). x: any shape,
+        n >= 1 inputs in [0, k).
         """
         from . import _hadamard_kernels as kernels
 
-        states = check_states("x", x, self.k)
+        states = check_reporters("x", x, self.k)
         flat = states.ravel()
-        gen = as_generator(rng)
-        uniforms = gen.random(flat.size)
-        column = gen.integers(0, self.hadamard_order, flat.size)
         out = np.empty(flat.size, dtype=np.int64)
-        kernels.binary_hadamard(flat, uniforms, column, _keep_probability(self.eps)[0], out)
+        kernels.binary_hadamard(as_generator(rng), flat, self.hadamard_order, _keep_probability(self.eps)[1], out)
         return out.reshape(states.shape)
 
     def estimate(self, reports: ArrayLike) -> NDArray[np.float64]:

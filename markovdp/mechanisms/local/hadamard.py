@@ -16,11 +16,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike, as_generator
-from ..._validation import check_eps, check_int, check_states, fail, readonly
+from ..._validation import check_int, readonly
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts, _require_informative
+from .implicit_channel import check_oracle_eps, check_reporters
 
 __all__ = ["HadamardResponse"]
 
@@ -76,21 +77,13 @@ def _check_representable(name: str, eps: float, scale: float) -> None:
             "Sampling, estimates and entropies do not need the matrix.")
 
 
-def _check_scalar_eps(eps: object) -> float:
-    """The declared eps: a finite scalar >= 0 in nats."""
-    checked = check_eps("eps", eps)
-    if np.ndim(checked) != 0:
-        raise fail("eps", "a scalar >= 0 and finite", f"shape {np.shape(checked)}", TypeError)
-    return float(checked)
-
-
 @dataclass(frozen=True, repr=False)
 class HadamardResponse(MatrixMechanism):
     """Hadamard response HR(k, eps): Q(y | x) = 2a/K for y ∈ C_x, 2(1 − a)/K otherwise, a = e^eps/(e^eps + 1).
 
     Outputs y ∈ {0..K−1} (K = `hadamard_order`, see the module for the convention); exactly eps-LDP (every
     column y >= 1 lies in C_x for some inputs and not for others: the likelihood ratio is e^eps; AAC-T1),
-    neighbours all input pairs. `eps` in nats, finite, >= 0. THEORY SRP-Tab1, SRP-Est.
+    neighbours all input pairs. `eps` in nats, in [0, 700] (`MAX_EPS`). THEORY SRP-Tab1, SRP-Est.
     """
 
     k: int
@@ -98,7 +91,7 @@ class HadamardResponse(MatrixMechanism):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", check_int("k", self.k, minimum=2))
-        object.__setattr__(self, "eps", _check_scalar_eps(self.eps))
+        object.__setattr__(self, "eps", check_oracle_eps(self.eps))
 
     @property
     def hadamard_order(self) -> int:
@@ -123,17 +116,16 @@ class HadamardResponse(MatrixMechanism):
         return AllPairs()
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.int64]:
-        """One report y_i ~ Q(· | x_i) per user (numba): a uniform decides y ∈ C_x (probability a), a uniform
-        index in [K/2] picks the column. Draws ``rng.random(n)`` then ``rng.integers(0, K/2, n)``."""
+        """One report y_i ~ Q(· | x_i) per user (numba): an exact Bernoulli(1 − a) (1 − a = e^-eps/(1 + e^-eps))
+        puts y outside C_x, an exactly uniform index in [K/2] picks the column (`_hadamard_kernels`), so the
+        reports follow the certified channel at every eps. x: any shape, n >= 1 inputs in [0, k)."""
         from . import _hadamard_kernels as kernels
 
-        states = check_states("x", x, self.k)
+        states = check_reporters("x", x, self.k)
         flat = states.ravel()
-        gen = as_generator(rng)
-        uniforms = gen.random(flat.size)
-        index = gen.integers(0, self.hadamard_order // 2, flat.size)
         out = np.empty(flat.size, dtype=np.int64)
-        kernels.hadamard_response(flat, uniforms, index, _keep_probability(self.eps)[0], out)
+        kernels.hadamard_response(as_generator(rng), flat, self.hadamard_order // 2, _keep_probability(self.eps)[1],
+                                  out)
         return out.reshape(states.shape)
 
     def estimate(self, reports: ArrayLike) -> NDArray[np.float64]:

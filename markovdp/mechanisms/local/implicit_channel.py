@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..._validation import check_eps, check_int, check_probability_vector, check_states, fail
 from ...operators.finite import FiniteKernel
-from .entropy import binary_entropy, entropy_bits
+from .entropy import binary_entropy
 
 __all__ = ["SubsetChannel", "UnaryChannel"]
 
@@ -54,11 +54,19 @@ def check_oracle_eps(value: Any) -> float:
     return float(e)
 
 
+def check_reporters(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
+    """The inputs of n >= 1 users, an array of any shape of integers in [0, k) (the oracles' ``sample``)."""
+    states = check_states(name, x, k)
+    if states.size == 0:
+        raise fail(name, f"a non-empty array of inputs in [0, {k}) (n >= 1 users)", "an empty array")
+    return states
+
+
 def check_users(x: ArrayLike, k: int) -> NDArray[np.int64]:
     """The inputs of n >= 1 users: a 1-D array of integers in [0, k)."""
-    states = check_states("x", x, k)
-    if states.ndim != 1 or states.size == 0:
-        raise fail("x", "a non-empty 1-D array of inputs in [0, k) (n >= 1 users)", f"shape {np.shape(states)}")
+    states = check_reporters("x", x, k)
+    if states.ndim != 1:
+        raise fail("x", f"a non-empty 1-D array of inputs in [0, {k}) (n >= 1 users)", f"shape {np.shape(states)}")
     return states
 
 
@@ -164,8 +172,9 @@ class UnaryChannel:
 
     @property
     def output_entropy_bits(self) -> float:
-        """H(Y | X = x) = H2(true bit) + (k − 1) H2(other bit) bits, the same for every x."""
-        return binary_entropy(self.true_bit[1]) + (self.k - 1) * binary_entropy(self.other_bit[1])
+        """H(Y | X = x) = H2(true bit) + (k − 1) H2(other bit) bits, the same for every x (each H2 from the
+        law's smaller entry, full relative precision at large eps)."""
+        return binary_entropy(min(self.true_bit)) + (self.k - 1) * binary_entropy(min(self.other_bit))
 
 
 @dataclass(frozen=True)
@@ -260,7 +269,7 @@ class SubsetChannel:
         within each class), the same for every x."""
         out, inn = self.membership
         spread = inn * _log_comb(self.k - 1, self.d - 1) + out * _log_comb(self.k - 1, self.d)
-        return entropy_bits([out, inn]) + spread / math.log(2.0)
+        return binary_entropy(min(out, inn)) + spread / math.log(2.0)
 
 
 def _check_size(outputs: int, k: int) -> None:

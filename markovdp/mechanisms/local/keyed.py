@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import bisect
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import cached_property
 from typing import Any
 
@@ -23,8 +24,10 @@ __all__ = ["SECURE_BITS", "KeyedMechanism", "draw_keys", "output_entropy_bits", 
 
 #: The smallest positive normal double.
 _TINY = float(np.finfo(np.float64).tiny)
-#: Resolution of secure key sampling: one draw is a uniform integer in [0, 2^53) from the OS CSPRNG.
+#: Bits per block of the lazy uniform that draws keys: U = 0.B_1 B_2 … in base 2^53, each block B_r a uniform
+#: integer in [0, 2^53) (numpy's ``random()`` = B 2^-53, or 8 bytes of the OS CSPRNG shifted right by 11).
 SECURE_BITS = 53
+_BLOCK = 1 << SECURE_BITS
 
 
 def _check_table(table: ArrayLike) -> NDArray[np.int64]:
@@ -41,34 +44,69 @@ def _check_table(table: ArrayLike) -> NDArray[np.int64]:
     return readonly(arr)
 
 
-def _cumulative_cuts(probs: NDArray[np.float64]) -> NDArray[np.uint64]:
-    """C_u = round(2^53 Σ_{v<=u} q_v) in exact rational arithmetic, the last pinned to 2^53."""
-    scale = 1 << SECURE_BITS
-    total, cuts = Fraction(0), []
+def _scaled_cumsums(probs: NDArray[np.float64]) -> tuple[list[int], int]:
+    """(S, T): S_u = 2^1074 Σ_{v<=u} q_v as exact integers (every double is a multiple of 2^-1074) and
+    T = S_last, so the cut C_u = S_u / T is exact (C_last = 1; a key with q_u = 0 has C_u = C_{u−1})."""
+    sums, running = [], 0
     for q in probs.tolist():
-        total += Fraction(q)
-        cuts.append(min(round(total * scale), scale))
-    cuts[-1] = scale
-    return np.array(cuts, dtype=np.uint64)
+        num, den = q.as_integer_ratio()
+        running += num * ((1 << 1074) // den)
+        sums.append(running)
+    return sums, running
+
+
+def _keys_from_blocks(probs: NDArray[np.float64], first: NDArray[np.uint64], next_block: Callable[[], int]
+                      ) -> NDArray[np.int64]:
+    """The keys u with C_{u−1} <= V < C_u (C_u = Σ_{v<=u} q_v / Σ q, exact) for V = 0.B_1 B_2 … in base 2^53:
+    `first` holds each draw's B_1, and `next_block()` returns one more block, read only while V's known digits
+    leave it astride a cut.
+
+    B_1 = j puts V in [j, j + 1) 2^-53; that cell lies inside one key's interval unless a cut C_v falls strictly
+    inside it (j = floor(2^53 C_v) with 2^53 C_v not an integer: probability <= #keys 2^-53). Those draws read
+    further blocks, narrowing V to [J, J + 1) 2^(−53 r), until the cell lies inside one interval. So
+    P(U = u) = C_u − C_{u−1} = q_u / Σ q exactly, for every double q_u (2^-1074 included).
+    """
+    sums, total = _scaled_cumsums(probs)
+    floors = [(s << SECURE_BITS) // total for s in sums]
+    keys = np.searchsorted(np.array(floors, dtype=np.uint64), first, side="right").astype(np.int64)
+    astride = np.array([f for f, s in zip(floors, sums, strict=True) if (s << SECURE_BITS) % total],
+                       dtype=np.uint64)
+    for i in np.flatnonzero(np.isin(first, astride)):
+        prefix, shift = int(first[i]), SECURE_BITS
+        while True:  # V in [prefix, prefix + 1) 2^-shift
+            prefix, shift = (prefix << SECURE_BITS) | next_block(), shift + SECURE_BITS
+            # the first cut above V's lower end (C_last = 1 > it), and whether the cell ends below that cut
+            u = bisect.bisect_right(sums, prefix * total, key=lambda s, n=shift: s << n)
+            if (prefix + 1) * total <= sums[u] << shift:
+                keys[i] = u
+                break
+    return keys
+
+
+def _secure_blocks(n: int) -> NDArray[np.uint64]:
+    """n uniform integers in [0, 2^53) from the OS CSPRNG (`secrets.token_bytes`, 8 bytes each)."""
+    return np.frombuffer(secrets.token_bytes(8 * n), dtype=np.uint64) >> np.uint64(64 - SECURE_BITS)
 
 
 def draw_keys(key_probs: NDArray[np.float64], n: int, *, rng: RNGLike = None, secure: bool = False
               ) -> NDArray[np.int64]:
-    """n i.i.d. keys U ~ key_probs by inverse CDF (vectorised).
+    """n i.i.d. keys U ~ key_probs by an exact inverse CDF (vectorised; SRP-D).
 
-    ``secure=False``: one uniform from the numpy Generator `rng` per key (research path, reproducible).
-    ``secure=True``: one uniform integer r in [0, 2^53) per key from the operating system's CSPRNG
-    (`secrets.token_bytes`); U = u iff C_{u-1} <= r < C_u with C_u = round(2^53 Σ_{v<=u} q_v) computed exactly
-    (Fractions), so P(U = u) = (C_u − C_{u−1}) / 2^53 is within 2^-53 of q_u (the last key also absorbs the
-    <= 1e-12 by which Σ q may differ from 1); a q_u below 2^-54 may be never drawn. `rng` is ignored.
+    U = u iff C_{u−1} <= V < C_u for a uniform V on [0, 1) read lazily in blocks of 53 bits and the exact
+    rational cuts C_u = Σ_{v<=u} q_v / Σ q (`_keys_from_blocks`): P(U = u) = q_u / Σ q exactly, so a key of
+    probability 0 is never drawn and a tiny q_u (e^-50, 2^-1074) is drawn at exactly its rate. Almost every
+    draw reads one block; one whose first block straddles a cut (probability <= #keys 2^-53) reads more.
+    ``secure=False``: blocks from the numpy Generator `rng` (``random()`` = B 2^-53; research path,
+    reproducible). ``secure=True``: blocks from the operating system's CSPRNG (`secrets.token_bytes`, 8 bytes
+    per block); `rng` is ignored.
     """
+    probs = check_probability_vector("key_probs", key_probs)
+    n = check_int("n", n, minimum=0)
     if secure:
-        raw = np.frombuffer(secrets.token_bytes(8 * n), dtype=np.uint64) >> np.uint64(64 - SECURE_BITS)
-        return np.searchsorted(_cumulative_cuts(key_probs), raw, side="right").astype(np.int64)
-    cdf = np.cumsum(key_probs)
-    cdf[-1] = 1.0  # uniforms are < 1: the last key takes the round-off
-    u = np.searchsorted(cdf, as_generator(rng).random(n), side="right")
-    return np.minimum(u, key_probs.size - 1).astype(np.int64)
+        return _keys_from_blocks(probs, _secure_blocks(n), lambda: int(_secure_blocks(1)[0]))
+    gen = as_generator(rng)
+    first = (gen.random(n) * float(_BLOCK)).astype(np.uint64)  # exact: random() is B 2^-53
+    return _keys_from_blocks(probs, first, lambda: int(gen.random() * float(_BLOCK)))
 
 
 @dataclass(frozen=True, eq=False, repr=False)
@@ -77,7 +115,8 @@ class KeyedMechanism(MatrixMechanism):
 
     The channel is ``Q[x, y] = Σ_{u: table[x, u] = y} q_u`` (x in {0..k-1}, y in {0..m-1}); neighbours are all
     input pairs (local DP), so `ldp_epsilon`, `privacy_profile` and `privacy_epsilon` give its exact eps (AAC-T1).
-    `n_outputs` = m, by default ``table.max() + 1``; a table value outside {0..m-1} is an error.
+    `n_outputs` = m, by default ``table.max() + 1``; a table value outside {0..m-1} is an error. `key_probs`
+    (summing to 1 ± 1e-12) is stored divided by its sum: the channel and the sampler use that one law.
     Randomness (bits): ``randomness_bits`` = H(U); ``output_entropy_bits`` = max_x H(Y | X = x) <= H(U).
     """
 
@@ -87,7 +126,8 @@ class KeyedMechanism(MatrixMechanism):
 
     def __post_init__(self) -> None:
         table = _check_table(self.table)
-        probs = check_probability_vector("key_probs", self.key_probs)
+        raw = check_probability_vector("key_probs", self.key_probs)
+        probs = readonly(raw / raw.sum())  # normalised once: the law both certified (`matrix`) and sampled
         if ((probs > 0) & (probs < _TINY)).any():  # the channel's entries are sums of these: keep them normal
             raise fail("key_probs", "0 or a normal double (>= 2.2250738585072014e-308) each, so that the channel's "
                        "log-ratios are exact", float(probs[(probs > 0) & (probs < _TINY)][0]))

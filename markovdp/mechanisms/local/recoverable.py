@@ -15,7 +15,6 @@ from ..._validation import check_eps, check_int, check_states, fail, readonly
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import MatrixMechanism
-from .entropy import entropy_bits
 from .keyed import KeyedMechanism, draw_keys
 
 #: The smallest positive normal double: key probabilities below it would make exact log-ratios impossible.
@@ -58,12 +57,23 @@ def circulant(law: ArrayLike) -> NDArray[np.float64]:
 
 
 def _key_entropies(k: int, eps: float) -> NDArray[np.float64]:
-    return np.array([entropy_bits(_q_min_law(k, eps, s)) for s in range(1, k)])
+    """H(q_min^s) for s = 1..k−1 in bits, in closed form: with t = e^-eps and D = s + (k − s) t,
+    H = ln D + (k − s) t eps / D nats (ln D = ln s + log1p((k − s) t / s)). Exact at every eps: no entry of
+    q_min^s is formed, so no probability near 1 is rounded (and t = 0 beyond eps ~745 gives log2 s)."""
+    s = np.arange(1, k, dtype=np.float64)
+    spread = (k - s) * math.exp(-eps)
+    nats = np.log(s) + np.log1p(spread / s) + spread * eps / (s + spread)
+    return nats / math.log(2.0)
 
 
 def min_recoverable_s(k: int, eps: float) -> int:
-    """The s in 1..k−1 minimising H(q_min^s) (the smallest on ties; SRP-Rec)."""
-    return int(np.argmin(_key_entropies(check_int("k", k, minimum=2), float(check_eps("eps", eps))))) + 1
+    """The s in 1..k−1 minimising H(q_min^s) (SRP-Rec). Near-ties (within 4 ulps of the minimum, below the
+    accuracy of the closed form) go to the s closest to floor(k/2), then to the smaller s: at eps → 0 the
+    optimum is k/2 and the entropies of neighbouring s agree to rounding."""
+    bits = _key_entropies(check_int("k", k, minimum=2), float(check_eps("eps", eps)))
+    best = float(bits.min())
+    near = np.flatnonzero(bits <= best + 4.0 * np.spacing(best)) + 1
+    return int(min(near, key=lambda s: (abs(s - k // 2), s)))
 
 
 def min_recoverable_randomness(k: int, eps: float) -> float:
@@ -72,7 +82,8 @@ def min_recoverable_randomness(k: int, eps: float) -> float:
     Also a lower bound for *every* recoverable mechanism (derived here, see docs SRP-Rec): if X = f(Y, U) with
     U independent of X, then for uniform X, H(U) >= H(X | Y) >= min over the posterior polytope
     {p : p_i <= e^eps p_j} of H(p), and that polytope's vertices are the permutations of q_min^s.
-    The argmin s is `min_recoverable_s`.
+    The argmin s is `min_recoverable_s`. Closed form (`_key_entropies`), exact at every finite eps >= 0: at
+    eps = 800 the value (~1e-344 bits) rounds to 0.0, while `q_min`, which builds the law, refuses eps >~ 708.
     """
     return float(_key_entropies(check_int("k", k, minimum=2), float(check_eps("eps", eps))).min())
 
@@ -129,13 +140,13 @@ class RecoverableMechanism(MatrixMechanism):
 
     @property
     def randomness_bits(self) -> float:
-        """H(q_min^s) in bits."""
-        return entropy_bits(self.key_probs)
+        """H(q_min^s) in bits (closed form, `_key_entropies`: full relative precision at every eps)."""
+        return float(_key_entropies(self.k, self.eps)[self.s - 1])
 
     @property
     def output_entropy_bits(self) -> float:
         """max_x H(Y | X = x) = H(q_min^s) in bits (x ↦ x + u is a bijection)."""
-        return entropy_bits(self.key_probs)
+        return self.randomness_bits
 
     def sample_with_keys(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False
                          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:

@@ -74,6 +74,11 @@ class SubsetSelection:
         out, inn = self.implicit_channel.membership
         return (inn * (self.d - 1) + out * self.d) / (self.k - 1)
 
+    def ldp_kernel(self) -> FiniteKernel:
+        """The channel's 2 x 4 lumped kernel (`SubsetChannel.ldp_kernel`): ``ldp_epsilon(oracle)`` and
+        ``dobrushin(oracle, eps)`` accept the oracle itself through it (AAC-eta, AAC-T1)."""
+        return self.implicit_channel.ldp_kernel()
+
     # ------------------------------------------------------------------------------------------ sampling
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.uint8]:

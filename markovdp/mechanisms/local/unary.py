@@ -81,6 +81,11 @@ class UnaryEncoding:
         implicit = self.implicit_channel
         return implicit.to_kernel() if implicit.is_small else implicit
 
+    def ldp_kernel(self) -> FiniteKernel:
+        """The channel's 2 x 4 lumped kernel (`UnaryChannel.ldp_kernel`): ``ldp_epsilon(oracle)`` and
+        ``dobrushin(oracle, eps)`` accept the oracle itself through it (AAC-eta, AAC-T1)."""
+        return self.implicit_channel.ldp_kernel()
+
     # ------------------------------------------------------------------------------------------ sampling
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.uint8]:
@@ -101,8 +106,13 @@ class UnaryEncoding:
         """The server's column counts c_j = Σ_i Y_ij without per-user reports (counts-only mode).
 
         The bits of all users are independent, so c_j = Binomial(n_j, p) + Binomial(n − n_j, q), independent
-        over j, with n_j = #{i: x_i = j}: the law of ``sample(x).sum(axis=0)`` (numpy's binomial sampler; a
-        probability above 1/2 is drawn through its complement). x: shape (n,), n >= 1. Returns shape (k,).
+        over j, with n_j = #{i: x_i = j}: the law of ``sample(x).sum(axis=0)`` up to the precision of numpy's
+        binomial sampler (a probability above 1/2 is drawn through its complement). That sampler is not exact:
+        it decides with uniforms of resolution ~2^-53, so P(c_j > 0) = 1 − (1 − r)^trials has an absolute error
+        of order 1e-16 for the rarer bit probability r. Where n_j r is not >> 1e-16 (RAPPOR or OUE at
+        eps >~ 35: r = 1/(e^eps + 1) < 1e-15) a count is never, or too rarely, positive, and the counts do not
+        follow the certified channel; there use ``sample(x).sum(axis=0)`` (exact Bernoulli bits).
+        x: shape (n,), n >= 1. Returns shape (k,).
         """
         states = check_users(x, self.k)
         gen = as_generator(rng)
