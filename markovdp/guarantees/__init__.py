@@ -1,10 +1,11 @@
 """Guarantees: coefficients, exact privacy, certified bounds and the theorem registry."""
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
-# BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt.
+# BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt, then BBGG-BM, BBGG-T6, BBGG-C7.
 from . import (
     bbgg,  # noqa: E402, F401
     coupling_rules,  # noqa: E402, F401, I001
+    diffusion_rules,  # noqa: E402, F401, I001
     mechanism_rules,  # noqa: E402, F401, I001
 )
 from .aac import ldp_contraction_bound, ldp_profile
@@ -21,6 +22,14 @@ from .coupling import (
     translation_coupling_rdp,
 )
 from .exact import privacy_epsilon, privacy_profile, renyi_profile, worst_pair
+from .intrinsic_sensitivity import (
+    brownian_intrinsic_sensitivity,
+    coordinate_carre_du_champ,
+    intrinsic_kappa,
+    numerical_intrinsic_sensitivity,
+    ou_intrinsic_sensitivity,
+    semigroup_intrinsic_sensitivity,
+)
 from .iteration import (
     lipschitz_chain_opt_rdp,
     lipschitz_chain_rdp,
@@ -37,11 +46,12 @@ from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 
 __all__ = [
     "BernoulliLeCam", "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
-    "certify", "describe", "dobrushin", "doeblin", "gaussian_shift_rdp", "iterated_gaussian_rdp",
-    "iterated_laplace_rdp", "laplace_shift_rdp", "ldp_contraction_bound", "ldp_epsilon", "ldp_profile",
-    "le_cam_bound", "lipschitz_chain_opt_rdp", "lipschitz_chain_rdp", "lipschitz_gaussian_shift_rdp",
-    "lipschitz_kernel_rdp", "lipschitz_path_rdp", "noisy_sgd_convex_rdp", "noisy_sgd_opt_rdp", "noisy_sgd_rdp",
-    "opt_factor", "privacy_epsilon", "privacy_profile", "product_tv", "rdp_bound", "rdp_delta_curve", "rdp_to_dp",
-    "registered_theorems", "renyi_profile", "theorem", "theorems", "translation_coupling_point",
-    "translation_coupling_rdp", "ultra_mixing", "unregister", "worst_pair",
+    "brownian_intrinsic_sensitivity", "certify", "coordinate_carre_du_champ", "describe", "dobrushin", "doeblin",
+    "gaussian_shift_rdp", "intrinsic_kappa", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
+    "ldp_contraction_bound", "ldp_epsilon", "ldp_profile", "le_cam_bound", "lipschitz_chain_opt_rdp",
+    "lipschitz_chain_rdp", "lipschitz_gaussian_shift_rdp", "lipschitz_kernel_rdp", "lipschitz_path_rdp",
+    "noisy_sgd_convex_rdp", "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "numerical_intrinsic_sensitivity", "opt_factor",
+    "ou_intrinsic_sensitivity", "privacy_epsilon", "privacy_profile", "product_tv", "rdp_bound", "rdp_delta_curve",
+    "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "theorem", "theorems",
+    "translation_coupling_point", "translation_coupling_rdp", "ultra_mixing", "unregister", "worst_pair",
 ]

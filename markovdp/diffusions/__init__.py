@@ -1,0 +1,33 @@
+"""Diffusions (BBGG §5, DESIGN §3–§4): Markov semigroups and their time slices, exact Gaussian transitions, SDEs.
+
+- `Semigroup`, `TimeSlice`; `BrownianSemigroup`, `OrnsteinUhlenbeckSemigroup` (exact affine Gaussian transitions);
+  `DiffusionSemigroup` (any time-homogeneous Itô SDE, sampled by integration).
+- `SDE`, the solvers `EulerMaruyama` and `Milstein`, and the driver `simulate` (numba; ``backend="sdeint"``).
+- `mse`: the mean squared error of the OU mechanism against the Gaussian mechanism (BBGG-MSE, BBGG-T8).
+"""
+
+from .base import Semigroup, TimeSlice
+from .brownian import BrownianSemigroup
+from .general import DiffusionSemigroup
+from .mse import (
+    matched_gaussian_mse,
+    matched_gaussian_variance,
+    ou_mse,
+    ou_mse_ratio,
+    ou_theorem8_condition,
+    ou_theorem8_parameters,
+    ou_theorem8_ratio_bound,
+    post_processed_gaussian_mse,
+    post_processed_gaussian_mse_at,
+)
+from .ornstein_uhlenbeck import OrnsteinUhlenbeckSemigroup
+from .sde import SDE
+from .simulate import simulate
+from .solvers import EulerMaruyama, Milstein, Solver
+
+__all__ = [
+    "BrownianSemigroup", "DiffusionSemigroup", "EulerMaruyama", "Milstein", "OrnsteinUhlenbeckSemigroup", "SDE",
+    "Semigroup", "Solver", "TimeSlice", "matched_gaussian_mse", "matched_gaussian_variance", "ou_mse", "ou_mse_ratio",
+    "ou_theorem8_condition", "ou_theorem8_parameters", "ou_theorem8_ratio_bound", "post_processed_gaussian_mse",
+    "post_processed_gaussian_mse_at", "simulate",
+]

@@ -1,0 +1,152 @@
+"""The `certify` rules of BBGG §5: BBGG-BM, BBGG-T6 and BBGG-C7 (diffusion mechanisms M_t^f = P_t(f(D))).
+
+Each rule returns the RDP curve alpha ↦ alpha Lambda(t) (nats; inf at alpha = inf: BBGG-T6 speaks of
+alpha < inf only) with its STD-RDP2DP profile (`rdp_bound`), or `NotApplicable` with the reason. A subject is a
+`DiffusionMechanism` or a pipeline ``DiffusionMechanism >> K`` (the mechanism's bound holds after any K,
+STD-DPI). The rules read the duck-typed attributes ``mechanism.semigroup``, ``.t``, ``.sensitivity`` and import
+the classes inside the rules, so this module imports nothing but the core.
+
+- BBGG-BM: Brownian motion, Lambda(t) = Delta²/(4t) (the Brownian example of BBGG-T6; its own ID).
+- BBGG-T6: the numerical route (`semigroup_intrinsic_sensitivity`) for a semigroup with ``log_density`` and
+  ``carre_du_champ``, computed on first use and raised by quad's error estimate.
+- BBGG-C7: the Ornstein–Uhlenbeck closed form, tight.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from ..mechanisms.base import PostProcessed
+from .coupling_rules import _class
+from .intrinsic_sensitivity import (
+    brownian_intrinsic_sensitivity,
+    coordinate_carre_du_champ,
+    default_y_bounds,
+    intrinsic_sensitivity_with_error,
+    ou_intrinsic_sensitivity,
+    semigroup_log_density,
+)
+from .rdp_curves import rdp_bound
+from .registry import theorem
+from .types import Bound, NotApplicable
+
+
+def _diffusion(subject: Any, theorem_id: str) -> Any:
+    """The DiffusionMechanism of `subject` (itself, or the mechanism of ``M >> K``), or NotApplicable."""
+    mechanism_class = _class("mechanisms.diffusion", "DiffusionMechanism")
+    mechanism = subject.mechanism if isinstance(subject, PostProcessed) else subject
+    if mechanism_class is None or not isinstance(mechanism, mechanism_class):
+        return NotApplicable(theorem_id, f"{theorem_id} applies to a DiffusionMechanism (or DiffusionMechanism >> K); "
+                                         f"got {type(mechanism).__name__}.")
+    return mechanism
+
+
+def linear_rdp_curve(intrinsic: Callable[[], float]) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
+    """alpha ↦ alpha Lambda for finite alpha, inf at alpha = inf (Lambda from `intrinsic()`, called once)."""
+    cache: list[float] = []
+
+    def curve(alpha: NDArray[np.float64]) -> NDArray[np.float64]:
+        if not cache:
+            cache.append(float(intrinsic()))
+        alpha = np.asarray(alpha, dtype=np.float64)
+        finite = np.isfinite(alpha)
+        slope = np.where(finite, alpha, 0.0) * cache[0] if cache[0] > 0.0 else np.zeros(alpha.shape)
+        return np.where(finite, slope, np.inf)
+
+    return curve
+
+
+def _inputs(mechanism: Any, **extra: Any) -> dict[str, Any]:
+    return {"t": mechanism.t, "sensitivity": mechanism.sensitivity, **extra, "semigroup": mechanism.semigroup,
+            "mechanism": mechanism}
+
+
+@theorem("BBGG-BM")
+def bm(subject: Any) -> Bound | NotApplicable:
+    """BBGG-BM: a Brownian DiffusionMechanism at time t is (alpha, alpha Delta²/(4t))-RDP (tight: N(x, 2t I)).
+
+    The Brownian example of BBGG-T6 (`markovdp.guarantees.intrinsic_sensitivity.brownian_intrinsic_sensitivity`).
+    """
+    mechanism = _diffusion(subject, "BBGG-BM")
+    if isinstance(mechanism, NotApplicable):
+        return mechanism
+    brownian = _class("diffusions.brownian", "BrownianSemigroup")
+    if brownian is None or not isinstance(mechanism.semigroup, brownian):
+        return NotApplicable("BBGG-BM", f"BBGG-BM needs a BrownianSemigroup; got {type(mechanism.semigroup).__name__}.")
+    lam = brownian_intrinsic_sensitivity(mechanism.sensitivity, mechanism.t)
+    return rdp_bound("BBGG-BM", _inputs(mechanism, intrinsic_sensitivity=lam), linear_rdp_curve(lambda: lam))
+
+
+def _worst_pairs(semigroup: Any, sensitivity: float, dim: int) -> list[tuple[NDArray[np.float64], ...]] | None:
+    """Pairs (x, x') whose largest ∫ kappa is Lambda: x = 0, x' = Delta e_1 for Brownian motion and OU (kappa
+    depends on ||x − x'|| only), the pairs of a semigroup's own ``sensitivity_pairs(sensitivity)``; else None."""
+    isotropic = tuple(c for c in (_class("diffusions.brownian", "BrownianSemigroup"),
+                                  _class("diffusions.ornstein_uhlenbeck", "OrnsteinUhlenbeckSemigroup")) if c)
+    if isotropic and isinstance(semigroup, isotropic):
+        return [(np.zeros(dim), sensitivity * np.eye(dim)[0])]
+    declared = getattr(semigroup, "sensitivity_pairs", None)
+    if callable(declared):
+        return [(np.asarray(x, dtype=np.float64), np.asarray(xp, dtype=np.float64)) for x, xp in declared(sensitivity)]
+    return None
+
+
+@theorem("BBGG-T6")
+def t6(subject: Any) -> Bound | NotApplicable:
+    """BBGG-T6: M_t^f is (alpha, alpha Lambda(t))-RDP, Lambda(t) = sup ∫_t^∞ sup_y Gamma(log p_s(x,·)/p_s(x',·)) ds.
+
+    The numerical route (`markovdp.guarantees.intrinsic_sensitivity`): kappa by optimisation over y in
+    `default_y_bounds`, the integral by quadrature, plus quad's error estimate; computed on first use. Needs the
+    semigroup's ``log_density`` and ``carre_du_champ`` and the pairs attaining the sup over the L2 ball: x = 0,
+    x' = Delta e_1 for Brownian motion and OU, or the semigroup's ``sensitivity_pairs(sensitivity)``.
+    """
+    mechanism = _diffusion(subject, "BBGG-T6")
+    if isinstance(mechanism, NotApplicable):
+        return mechanism
+    semigroup = mechanism.semigroup
+    missing = [name for name in ("log_density", "carre_du_champ") if not callable(getattr(semigroup, name, None))]
+    if missing:
+        return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) needs the semigroup's {' and '.join(missing)}.")
+    dim = int(mechanism.dim)
+    pairs = _worst_pairs(semigroup, mechanism.sensitivity, dim)
+    if pairs is None:
+        return NotApplicable("BBGG-T6", f"BBGG-T6 needs the pairs (x, x') attaining the sup over the L2 ball for "
+                                        f"{type(semigroup).__name__}: give it a sensitivity_pairs(sensitivity) method "
+                                        f"(Brownian motion and OU: x = 0, x' = Delta e_1).")
+    log_density = semigroup_log_density(semigroup, dim)
+    carre = coordinate_carre_du_champ(semigroup.carre_du_champ, dim)
+    x0 = pairs[0][0]
+    log_density(mechanism.t, x0, x0.reshape(1, dim))  # NotImplementedError (no closed form) now: NotApplicable
+    carre(x0.reshape(1, dim), np.zeros((1, dim)))
+
+    def intrinsic() -> float:
+        return max(sum(intrinsic_sensitivity_with_error(log_density, carre, x, x_prime, mechanism.t,
+                                                        y_bounds=default_y_bounds(x, x_prime)))
+                   for x, x_prime in pairs)
+
+    return rdp_bound("BBGG-T6", _inputs(mechanism, route="numerical", pairs=len(pairs)), linear_rdp_curve(intrinsic))
+
+
+@theorem("BBGG-C7")
+def c7(subject: Any) -> Bound | NotApplicable:
+    """BBGG-C7: an OU DiffusionMechanism is (alpha, alpha theta Delta²/(2 rho² (e^(2 theta t) − 1)))-RDP.
+
+    Tight: alpha Lambda(t) is the Rényi divergence of N(0, s_t² I) and N(e^(−theta t) Delta e_1, s_t² I)
+    (`markovdp.guarantees.intrinsic_sensitivity.ou_intrinsic_sensitivity`).
+    """
+    mechanism = _diffusion(subject, "BBGG-C7")
+    if isinstance(mechanism, NotApplicable):
+        return mechanism
+    ou = _class("diffusions.ornstein_uhlenbeck", "OrnsteinUhlenbeckSemigroup")
+    semigroup = mechanism.semigroup
+    if ou is None or not isinstance(semigroup, ou):
+        return NotApplicable("BBGG-C7", f"BBGG-C7 needs an OrnsteinUhlenbeckSemigroup; got {type(semigroup).__name__}.")
+    lam = ou_intrinsic_sensitivity(semigroup.theta, semigroup.rho, mechanism.sensitivity, mechanism.t)
+    return rdp_bound("BBGG-C7", _inputs(mechanism, theta=semigroup.theta, rho=semigroup.rho, intrinsic_sensitivity=lam),
+                     linear_rdp_curve(lambda: lam))
+
+
+__all__ = ["bm", "c7", "linear_rdp_curve", "t6"]
