@@ -114,7 +114,7 @@ def main() -> None:
     held = ds["ratio"].where(ds["hypothesis"])
     z = np.abs(ds["ratio_mc"] - ds["ratio"]) / ds["ratio_mc_se"]
     print(f"wrote {args.out}: {int(ds['hypothesis'].sum())} of {ds['hypothesis'].size} points meet theta R² <= "
-          f"4 d rho²; there E_OU/E_GM <= 1: {not bool(ds['violation'].any())} (max {float(held.max()):.4g}); "
+          f"4 d rho²; there E_OU/E_GM <= 1: {not bool(ds['violation'].any())} (max {float(held.max()):.6f}); "
           f"at t = {float(ds['t'].max()):.3g} the largest ratio is {float(ds['ratio'].isel(t=-1).max()):.3g}; "
           f"Monte Carlo within 5 standard errors: {float((z <= 5).mean()):.4f} of the points")
 
