@@ -196,6 +196,14 @@ def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
     return np.asarray(arr, dtype=np.int64, order="C")  # a scalar stays a scalar
 
 
+def check_reporters(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
+    """The inputs of n >= 1 users, an array of any shape of integers in [0, k) (local mechanisms' ``sample``)."""
+    states = check_states(name, x, k)
+    if states.size == 0:
+        raise fail(name, f"a non-empty array of inputs in [0, {k}) (n >= 1 users)", "an empty array")
+    return states
+
+
 def check_vector(name: str, value: ArrayLike, size: int | None = None, *,
                  broadcast: bool = False) -> NDArray[np.float64]:
     """A non-empty 1-D vector of finite reals, as a new C-contiguous float64 array; of length `size` when given

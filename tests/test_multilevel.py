@@ -105,13 +105,14 @@ def test_randomness_against_the_trivial_scheme():
 def test_bbgg_prediction_beside_exact():
     """BBGG-T1 through `>>` (view(j) >> added key, ultra-mixing): sound, and here tight (T1.2's eps~ reaches it);
     the pushed pipeline's exact eps equals level j+1's."""
-    mech = MultiLevelMechanism((2.0, 1.0, 0.5), k=3)
-    for j in (1, 2):
-        pipeline = mech.view(j) >> mech.added_key(j)
-        exact = privacy_epsilon(pipeline, 0.0)
-        assert exact == pytest.approx(mech.eps_levels[j], abs=1e-12)
-        predicted = mech.predicted_epsilon(j)
-        assert exact <= predicted <= exact + 1e-9 and dobrushin(pipeline, predicted) == 0.0
+    for mech in (MultiLevelMechanism((2.0, 1.0, 0.5), k=3), MultiLevelMechanism((1.0, 0.5, 0.25), k=2)):
+        for j in (1, 2):
+            pipeline = mech.view(j) >> mech.added_key(j)
+            exact = privacy_epsilon(pipeline, 0.0)
+            assert exact == pytest.approx(mech.eps_levels[j], abs=1e-12)
+            predicted = mech.predicted_epsilon(j)
+            # (1, 0.5, 0.25), j = 1: T1.2 lands 1 ulp below the float matrix's exact eps, rounded outward
+            assert exact <= predicted <= exact + 1e-9 and dobrushin(pipeline, predicted) == 0.0
 
 
 def test_sampling_shares_and_views():

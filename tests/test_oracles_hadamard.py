@@ -437,9 +437,33 @@ def test_bad_inputs_and_reports(cls):
 
 
 @pytest.mark.parametrize("oracle", [RandomizedResponse(3, 1.0), HadamardResponse(3, 1.0), BinaryHadamard(3, 1.0),
-                                    md.UnaryEncoding(3, 1.0), md.SubsetSelection(3, 1.0)], ids=repr)
+                                    md.UnaryEncoding(3, 1.0), md.SubsetSelection(3, 1.0),
+                                    md.KeyedMechanism([[0, 1], [1, 0], [2, 2]], [0.7, 0.3]),
+                                    md.RecoverableMechanism(3, 1.0, 1), md.MultiLevelMechanism((2.0, 1.0), k=3)],
+                         ids=repr)
 def test_every_oracle_refuses_no_users(oracle):
     """§7 "n < 1": ``sample([])`` raises the same ValueError for every oracle (it returned [] for RR, HR, BH)."""
     name = "value" if isinstance(oracle, RandomizedResponse) else "x"
     with pytest.raises(ValueError, match=rf"`{name}` must be a non-empty array of inputs in \[0, 3\) \(n >= 1 users\)"):
         oracle.sample(np.array([], dtype=np.int64), rng=0)
+
+
+def test_lemire_rejection_keeps_the_other_label_exactly_uniform():
+    """RR(4, eps = 0) from input 0: the first block makes the report another label; the label is Lemire's
+    multiply-and-reject on m = 3, whose threshold is 2^32 mod 3 = 1: a 32-bit word w = 0 (low part 0 < 1) must be
+    rejected and the next word used (w = 3·2^30 → t = 2 → label 3). Without the rejection the label would be 1:
+    the three labels would not be equally likely."""
+    first = TOP - 1  # Bernoulli(1/4) of keeping the input is False: the report is another label
+    y = RandomizedResponse(4, 0.0).sample([0], rng=scripted([first, 0 << 21, (3 * 2**30) << 21]))
+    assert int(y[0]) == 3
+
+
+def test_hadamard_sampling_refuses_column_ranges_beyond_exact_uniform_draws():
+    """The column index is floor(2^m random()), exactly uniform for m <= 53 only: HR up to K/2 = 2^53 (k < 2^54),
+    BH up to K = 2^53 (k < 2^53); beyond, sampling is refused (it would not follow the certified channel)."""
+    assert HadamardResponse(2**54 - 1, 1.0).sample([0], rng=0).shape == (1,)
+    assert BinaryHadamard(2**53 - 1, 1.0).sample([0], rng=0).shape == (1,)
+    with pytest.raises(ValueError, match="`k` must be below 2\\^54"):
+        HadamardResponse(2**54, 1.0).sample([0], rng=0)
+    with pytest.raises(ValueError, match="`k` must be below 2\\^53"):
+        BinaryHadamard(2**53, 1.0).sample([0], rng=0)

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_eps, check_int, check_stochastic_matrix, fail, readonly
+from .._validation import check_eps, check_int, check_reporters, check_stochastic_matrix, fail, readonly
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel, matrix_text
 from ..pairs import (
@@ -166,8 +166,6 @@ class RandomizedResponse(MatrixMechanism):
         among the k − 1 others (`_hadamard_kernels`); so the reports follow the certified rows at every eps, and
         no k × k table is read. NotImplementedError where q is not a normal double (eps >~ 708)."""
         from .local import _hadamard_kernels as kernels  # numba: imported where used
-        from .local.implicit_channel import check_reporters
-
         states = check_reporters("value", value, self.k)
         log_q = _rr_log_probs(self.k, self.eps)[1]
         if log_q < math.log(_TINY):

@@ -23,7 +23,10 @@ _EIGHT = uint64(8)
 
 @njit(cache=True)
 def bernoulli(rng: np.random.Generator, b: float) -> bool:
-    """An exact Bernoulli(b) for a double b in [0, 1): compare 53 random bits at a time with b's digits."""
+    """An exact Bernoulli(b) for a double b in [0, 1): compare 53 random bits at a time with b's digits.
+
+    Unchecked (a hot inner function): b >= 1 gives True, NaN gives False; every caller passes a probability
+    computed in [0, 1)."""
     while b > 0.0:
         scaled = b * _TWO53  # exact: a power-of-two scaling
         digits = np.floor(scaled)

@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike, as_generator
-from ..._validation import check_int, readonly
+from ..._validation import check_int, check_reporters, fail, readonly
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import MatrixMechanism
@@ -30,7 +30,7 @@ from .hadamard import (
     _sylvester_rows,
     _walsh_hadamard,
 )
-from .implicit_channel import check_oracle_eps, check_reporters
+from .implicit_channel import check_oracle_eps
 
 __all__ = ["BinaryHadamard"]
 
@@ -87,6 +87,8 @@ class BinaryHadamard(MatrixMechanism):
         """
         from . import _hadamard_kernels as kernels
 
+        if self.hadamard_order > 2**53:  # floor(2^m random()) is exactly uniform only for m <= 53
+            raise fail("k", "below 2^53 for sampling (an exactly uniform public column in [K])", self.k)
         states = check_reporters("x", x, self.k)
         flat = states.ravel()
         out = np.empty(flat.size, dtype=np.int64)

@@ -16,12 +16,12 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike, as_generator
-from ..._validation import check_int, readonly
+from ..._validation import check_int, check_reporters, fail, readonly
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts, _require_informative
-from .implicit_channel import check_oracle_eps, check_reporters
+from .implicit_channel import check_oracle_eps
 
 __all__ = ["HadamardResponse"]
 
@@ -121,6 +121,8 @@ class HadamardResponse(MatrixMechanism):
         reports follow the certified channel at every eps. x: any shape, n >= 1 inputs in [0, k)."""
         from . import _hadamard_kernels as kernels
 
+        if self.hadamard_order // 2 > 2**53:  # floor(2^m random()) is exactly uniform only for m <= 53
+            raise fail("k", "below 2^54 for sampling (an exactly uniform column index in [K/2])", self.k)
         states = check_reporters("x", x, self.k)
         flat = states.ravel()
         out = np.empty(flat.size, dtype=np.int64)

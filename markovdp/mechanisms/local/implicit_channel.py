@@ -28,7 +28,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..._validation import check_eps, check_int, check_probability_vector, check_states, fail
+from ..._validation import check_eps, check_int, check_probability_vector, check_reporters, check_states, fail
 from ...operators.finite import FiniteKernel
 from .entropy import binary_entropy
 
@@ -52,14 +52,6 @@ def check_oracle_eps(value: Any) -> float:
     if e > MAX_EPS:
         raise fail("eps", f"in [0, {MAX_EPS:g}] nats (beyond it e^-eps is not a normal double)", value)
     return float(e)
-
-
-def check_reporters(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
-    """The inputs of n >= 1 users, an array of any shape of integers in [0, k) (the oracles' ``sample``)."""
-    states = check_states(name, x, k)
-    if states.size == 0:
-        raise fail(name, f"a non-empty array of inputs in [0, {k}) (n >= 1 users)", "an empty array")
-    return states
 
 
 def check_users(x: ArrayLike, k: int) -> NDArray[np.int64]:

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike, as_generator
-from ..._validation import check_int, check_probability_vector, check_states, fail, readonly
+from ..._validation import check_int, check_probability_vector, check_reporters, fail, readonly
 from ...operators.base import IncompatibleSpaces
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
@@ -173,7 +173,7 @@ class KeyedMechanism(MatrixMechanism):
     def sample_with_keys(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False
                          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(y, u): one fresh key u_i ~ q per input and y_i = table[x_i, u_i] (see `draw_keys` for `secure`)."""
-        states = check_states("x", x, self.table.shape[0])
+        states = check_reporters("x", x, self.table.shape[0])
         keys = draw_keys(self.key_probs, states.size, rng=rng, secure=secure).reshape(states.shape)
         return self.table[states, keys], keys
 

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike
-from ..._validation import check_int, check_states, check_vector, fail, readonly
+from ..._validation import check_int, check_reporters, check_states, check_vector, fail, readonly
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import FiniteMechanism, MatrixMechanism
@@ -141,17 +141,17 @@ class MultiLevelMechanism(MatrixMechanism):
         eps_{j+1} (derived in docs SRP-ML); T1.4 alone gives log(1 + gamma (e^eps_j − 1)), gamma = 1 − b'/a'.
 
         The rules are evaluated in floating point, where a tight one can land a few ulps below the exact eps of
-        the float matrix `view(j) >> added_key(j)`; the result is then rounded outward (at most 16 ulps) to where
-        that pipeline's coefficient is exactly 0, as `ldp_epsilon` does, so it is never below the exact value."""
-        from ...guarantees.coefficients import dobrushin
+        the float matrix `view(j) >> added_key(j)` (`ldp_epsilon`); within 16 ulps of it the result is rounded
+        outward to that exact value, so it is never below it. A larger gap is returned as it is (and would show
+        as an unsound rule: the tests compare it with the exact value)."""
+        from ...guarantees.coefficients import ldp_epsilon
         from ...guarantees.registry import certify
 
         pipeline = self.view(j) >> self.added_key(j)
         eps = certify(pipeline, rules=rules).epsilon(0.0)
-        for _ in range(16):
-            if not math.isfinite(eps) or dobrushin(pipeline, eps) == 0.0:
-                break
-            eps = math.nextafter(eps, math.inf)
+        exact = ldp_epsilon(pipeline)
+        if eps < exact <= eps + 16 * math.ulp(exact):
+            eps = exact
         return eps
 
     @cached_property
@@ -182,7 +182,7 @@ class MultiLevelMechanism(MatrixMechanism):
         """(y, keys): keys[..., j − 1] = U_j, y = (x + Σ_j U_j) mod k (``secure``: see `draw_keys`)."""
         from ..._random import as_generator
 
-        states = check_states("x", x, self.k)
+        states = check_reporters("x", x, self.k)
         gen = None if secure else as_generator(rng)
         keys = np.stack([draw_keys(law, states.size, rng=gen, secure=secure).reshape(states.shape)
                          for law in self.key_probs], axis=-1)

@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike
-from ..._validation import check_eps, check_int, check_states, fail, readonly
+from ..._validation import check_eps, check_int, check_reporters, check_states, fail, readonly
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import MatrixMechanism
@@ -152,7 +152,7 @@ class RecoverableMechanism(MatrixMechanism):
                          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(y, u) with y = (x + u) mod k. The key is Bob's secret: in deployment pass ``secure=True`` (keys from
         the OS CSPRNG, `draw_keys`); the default uses the numpy Generator `rng` (reproducible research path)."""
-        states = check_states("x", x, self.k)
+        states = check_reporters("x", x, self.k)
         keys = draw_keys(self.key_probs, states.size, rng=rng, secure=secure).reshape(states.shape)
         return (states + keys) % self.k, keys
 
