@@ -65,7 +65,7 @@ def bench_unary(gen: np.random.Generator) -> None:
         print(f"{k:>5} {'counts':>8} {n:>8.0e} {rate:>11.3e} {u:>11.3e} {rate / (u / k):>12.1f} {rate / u:>7.2f} "
               f"{'>= 1 u/s':>12}")
     print("  (x (u/s / k) = reports/s over numpy's uniform rate per k draws; x u/s = reports/s over u/s;\n"
-          "   counts = sample_counts: bincount of the inputs, then 2k binomials)")
+          "   counts = sample_counts: one counting pass over the inputs, then 2k binomials)")
 
 
 def _peer_subset_rate(k: int, x: np.ndarray) -> float | None:

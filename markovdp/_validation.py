@@ -190,8 +190,8 @@ def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:
             arr = arr.astype(np.int64)
         else:
             raise fail(name, f"integer states in [0, {k - 1}]", f"dtype {arr.dtype}", TypeError)
-    bad = (arr < 0) | (arr >= k)
-    if bad.any():
+    if arr.size and (arr.min() < 0 or arr.max() >= k):  # two reductions; the offender is looked up on failure
+        bad = (arr < 0) | (arr >= k)
         raise fail(name, f"integer states in [0, {k - 1}]", int(arr[bad][0]))
     return np.asarray(arr, dtype=np.int64, order="C")  # a scalar stays a scalar
 

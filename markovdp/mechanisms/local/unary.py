@@ -114,9 +114,11 @@ class UnaryEncoding:
         follow the certified channel; there use ``sample(x).sum(axis=0)`` (exact Bernoulli bits).
         x: shape (n,), n >= 1. Returns shape (k,).
         """
+        from ._unary_kernels import count_states
+
         states = check_users(x, self.k)
         gen = as_generator(rng)
-        hits = np.bincount(states, minlength=self.k)
+        hits = count_states(states, self.k)
         return _binomial(gen, hits, self._laws[0]) + _binomial(gen, states.size - hits, self._laws[1])
 
     # ------------------------------------------------------------------------------------------ estimation
