@@ -1,5 +1,5 @@
-"""The built-in scenarios, by name: the spine (`catalogue`), BBGG §4 (`catalogue_bbgg4`), then local DP and
-randomness (`catalogue_local`: AAC, SRP).
+"""The built-in scenarios, by name: the spine (`catalogue`), BBGG §4 (`catalogue_bbgg4`), BBGG §5
+(`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP).
 
 `markovdp.validation.all_scenarios` adds those of installed packages.
 """
@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from .catalogue import SPINE_SCENARIOS
 from .catalogue_bbgg4 import BBGG4_SCENARIOS
+from .catalogue_diffusions import DIFFUSION_SCENARIOS
 from .catalogue_local import LOCAL_SCENARIOS
 from .scenario import Scenario
 
-SCENARIOS: dict[str, Scenario] = {s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *LOCAL_SCENARIOS)}
+SCENARIOS: dict[str, Scenario] = {
+    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS)
+}
 
 __all__ = ["SCENARIOS"]
