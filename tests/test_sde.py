@@ -2,9 +2,10 @@
 
 Independent references: the exact OU transition N(e^{−θt} x0, (ρ²/θ)(1 − e^{−2θt})) (BBGG-OU) for weak errors;
 the exact geometric Brownian motion x0 exp((μ − σ²/2) T + σ W_T), with W_T rebuilt from the documented normal
-stream (block Generators by address), for strong errors; sdeint's ``itoEuler`` on the same increments (path by
-path) and ``itoSRI2`` (in law); the exact Gaussian law of dX = A dW for general noise. Statistical tolerances are
-z = 4.89 (two-sided 1e-6) times the Monte Carlo standard error, with fixed seeds.
+stream (the `markovdp._fast_normal` stream of each block's xoshiro256++ state, seeded by address), for strong
+errors; sdeint's ``itoEuler`` on the same increments (path by path) and ``itoSRI2`` (in law); the exact Gaussian
+law of dX = A dW for general noise. Statistical tolerances are z = 4.89 (two-sided 1e-6) times the Monte Carlo
+standard error, with fixed seeds.
 
 Compiling an integrator for a new SDE costs 1-3 s, so one diagonal SDE on R^2 carries both test problems: its
 coordinate 0 is OU, its coordinate 1 is GBM (each v_k depends on x_k only: diagonal noise in the strict sense).
@@ -16,12 +17,15 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from numba import njit
 from scipy import stats
 
+from markovdp._fast_normal import fill_normals, make_state
 from markovdp.diffusions.general import DiffusionSemigroup
 from markovdp.diffusions.sde import SDE
-from markovdp.diffusions.simulate import BLOCK_PATHS, block_generator, simulate
+from markovdp.diffusions.simulate import BLOCK_PATHS, block_state, root_prefix, simulate
 from markovdp.diffusions.solvers import EulerMaruyama, Milstein
 from markovdp.operators.base import IncompatibleSpaces
 from markovdp.operators.identity import Identity
@@ -89,9 +93,14 @@ def fitted_order(h: np.ndarray, err: np.ndarray, se: np.ndarray) -> tuple[float,
 
 
 def block_normals(seed: int, n: int, steps: int, m: int) -> np.ndarray:
-    """The documented stream: block b's Generator, normals of shape (paths of the block, steps, m), stacked."""
-    return np.concatenate([block_generator((seed, ()), b).standard_normal((min(BLOCK_PATHS, n - start), steps, m))
-                           for b, start in enumerate(range(0, n, BLOCK_PATHS))])
+    """The documented stream: block b's xoshiro256++ state (`block_state`), its `fill_normals` draws laid out as
+    (paths of the block, steps, m), the blocks stacked."""
+    blocks = []
+    for b, start in enumerate(range(0, n, BLOCK_PATHS)):
+        z = np.empty((min(BLOCK_PATHS, n - start), steps, m))
+        fill_normals(block_state((seed, ()), b), z)
+        blocks.append(z)
+    return np.concatenate(blocks)
 
 
 @pytest.mark.parametrize("solver", [EulerMaruyama(), Milstein()], ids=["EM", "Milstein"])
@@ -158,7 +167,7 @@ def test_euler_maruyama_equals_sdeint_itoeuler_path_by_path(sde) -> None:
 
 def test_long_paths_use_the_documented_normal_stream() -> None:
     """Paths longer than one buffer of normals (2500 steps) against a plain numpy Euler–Maruyama loop on the
-    documented stream: block b's Generator, normals of shape (paths, steps, 2)."""
+    documented stream: block b's state, normals of shape (paths, steps, 2)."""
     n, steps, t1 = 5, 2500, 1.0
     dt = t1 / steps
     ours = simulate(PAIR, EulerMaruyama(), [0.5, 1.0], n_paths=n, t1=t1, dt=dt, rng=31)
@@ -214,7 +223,7 @@ def test_same_seed_same_paths_and_paths_depend_on_their_index_only() -> None:
 
 
 def test_independent_blocks_are_independent() -> None:
-    """No two paths are identical (a block Generator reused would repeat paths), and the first normals of path i
+    """No two paths are identical (a block state reused would repeat paths), and the first normals of path i
     in block b and path i in block b + 1 are uncorrelated: |r| <= Z / sqrt(pairs). One EM step of the OU
     coordinate from 0 recovers the normal: z = X_h / (√2 ρ √h)."""
     n, dt = 8 * BLOCK_PATHS, 0.01
@@ -224,6 +233,21 @@ def test_independent_blocks_are_independent() -> None:
     assert abs(z.mean()) <= Z / math.sqrt(n) and abs(z.var() - 1) <= Z * math.sqrt(2 / n)
     r = np.corrcoef(z[:-1].ravel(), z[1:].ravel())[0, 1]
     assert abs(r) <= Z / math.sqrt(7 * BLOCK_PATHS)
+
+
+WORDS = st.integers(min_value=0, max_value=2**130)
+
+
+@settings(max_examples=300, deadline=None)
+@given(entropy=WORDS | st.lists(WORDS, min_size=1, max_size=6), key=st.lists(WORDS, max_size=3),
+       block=st.integers(min_value=0, max_value=2**40))
+def test_block_states_are_numpys_seed_sequence_by_address(entropy, key, block) -> None:
+    """The numba hash of a block's address equals numpy's ``SeedSequence(entropy, spawn_key=(*key, block))
+    .generate_state(4, np.uint64)`` (through `make_state`), for int and sequence entropies of any size."""
+    root = (entropy, tuple(key))
+    expected = make_state(np.random.SeedSequence(entropy, spawn_key=(*key, block)))
+    assert root_prefix(root) is not None
+    np.testing.assert_array_equal(block_state(root, block), expected)
 
 
 @pytest.mark.parametrize(("backend", "workers"), [("numba", 1), ("numba", 2), ("sdeint", 1)])

@@ -204,6 +204,22 @@ def test_sampling_after_the_decay_underflows():
     assert abs(y.var() - 4.0) < 5 * 4.0 * math.sqrt(2 / 50_000) and abs(y.mean()) < 5 * 2 / math.sqrt(50_000)
 
 
+@pytest.mark.parametrize("P", CASES, ids=repr)
+def test_exact_samples_use_the_documented_normal_stream(P):
+    """at(t).sample(x) is a(t) x + s(t) Z with Z the `fill_normals` stream of ``make_state(rng)`` (the
+    Generator's next four words seed a xoshiro256++ state), in the shape of x, computed here from the
+    Itô-isometry moments rather than the class's closed form."""
+    from markovdp._fast_normal import fill_normals, make_state
+
+    t = 0.6
+    x = np.linspace(-2.0, 2.0, 21 * P.dim).reshape(21, P.dim) if P.dim > 1 else np.linspace(-2.0, 2.0, 21)
+    y = P.at(t).sample(x, rng=np.random.default_rng(17))
+    z = np.empty(x.shape)
+    fill_normals(make_state(np.random.default_rng(17)), z)
+    factor, var = transition_moments(P, t)
+    np.testing.assert_allclose(y, factor * x + math.sqrt(var) * z, rtol=1e-12, atol=1e-12)
+
+
 def test_density_broadcasting_and_shapes():
     P = OrnsteinUhlenbeckSemigroup(1.0, 1.0, dim=2)
     assert P.log_density(1.0, [0.0, 0.0], np.zeros((4, 2))).shape == (4,)

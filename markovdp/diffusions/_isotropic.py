@@ -59,8 +59,14 @@ class IsotropicGaussianSemigroup(Semigroup):
         return AffineGaussianKernel(self.decay(t) * np.eye(self.dim), np.zeros(self.dim), self.spread(t))
 
     def sample_at(self, t: float, x: NDArray[Any], rng: np.random.Generator) -> Array:
-        """a x + s Z with one standard normal per coordinate, as a (x + (s/a) Z) in place (no temporaries)."""
-        out = np.asarray(rng.standard_normal(np.shape(x)))
+        """a x + s Z with one standard normal per coordinate, as a (x + (s/a) Z) in place (no temporaries).
+
+        Z is the `fill_normals` stream of a xoshiro256++ state drawn from `rng` (four words,
+        `markovdp._fast_normal.make_state`): about 5x numpy's ``standard_normal`` rate."""
+        from .._fast_normal import fill_normals, make_state
+
+        out = np.empty(np.shape(x))
+        fill_normals(make_state(rng), out)
         a, s = self.decay(t), self.spread(t)
         if a == 1.0:
             out *= s

@@ -1,43 +1,162 @@
 """numba integrators of `SDE` ensembles (imported only by `simulate`): pure array functions with a status code.
 
 `integrator(scheme, drift, diffusion, d, m)` compiles, once per process for each (scheme, maps, d, m), one
-function ``run(x, out, saved, rng, seg_steps, seg_h, seg_save, status)`` that advances the paths of one block
-(rows of x) one after the other. The user's maps are globals of the generated source and d, m compile-time
-constants, so the maps inline and the coordinate loops unroll (at d = 1 a run-time d measured 2-4x slower in the
-Lipschitz chain sampler). The normals are numpy's ``standard_normal`` stream of the block's Generator, bit for
-bit, drawn by the cached `fill_normals` (a loop doing nothing else) `CHUNK_STEPS` steps at a time into a scratch
-buffer that the update loop then reads: path i of the block takes its draws consecutively, step s coordinate j
-being the (i·S·m + s·m + j)-th normal (S steps in all), the layout of ``rng.standard_normal((n, S, m))``.
-Calling the cached sampler, rather than drawing inside the generated loop, also keeps numpy's normal sampler out
-of what is compiled per SDE (measured 1.5-3 s less on first use).
+function ``run(x, out, saved, state, seg_steps, seg_h, seg_save, status)`` that advances the paths of one block
+(rows of x) one after the other. The user's maps are recompiled with ``inline="always"`` (`inlined`) and are
+globals of the generated source, d and m compile-time constants, and the scratch vectors live on the kernel's
+stack (`stack_buffer`), so the maps inline, the coordinate loops unroll and the state stays in registers.
+
+Normals: the xoshiro256++/ziggurat stream of `markovdp._fast_normal` from the block's state (uint64[4]), drawn
+inline (`draw`): path i of the block takes its draws consecutively, step s coordinate j being the
+(i·S·m + s·m + j)-th normal (S steps in all), the layout of ``fill_normals(state, z)`` for z of shape (n, S, m).
+Measured (OU and Brownian, d = 1 and 10, EM and Milstein, x numpy's ``standard_normal`` rate, benchmarks/sde.py):
+drawing inline 2.4-4.4x; `fill_normals` into a per-chunk buffer 1.8-4.2x (faster only for EM at d = 10, below 2x
+for Milstein at d = 1); `normal_step` fully inlined as fast as `draw` but 0.5-1.5 s more to compile per SDE.
 
 Why not ``cache=True`` on `run`: a kernel specialised on a user's dispatcher has that dispatcher's identity in its
 type, which differs in every process, so an on-disk cache never hits (and its index would grow). The alternative,
 first-class function pointers, is cacheable but calls the maps indirectly (no inlining): measured about 2x
-slower at d = 1. The generic pieces (`fill_normals`) are cached.
+slower at d = 1. The generic piece (`rejection`) is cached.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from functools import lru_cache
+from functools import cache, lru_cache
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import int64, njit, types, uint64
+from numba.core import cgutils
+from numba.extending import intrinsic
+from numba.np.numpy_support import carray
+
+from .._fast_normal import KI_SIGNED, SIGNED_WI, _likely, _slow_path, xoshiro_step
 
 
 @njit(cache=True, nogil=True)
-def fill_normals(rng: np.random.Generator, out: np.ndarray) -> None:
-    """out[j] = the j-th normal of ``rng.standard_normal``'s stream (the rate ceiling for the benchmarks)."""
-    for j in range(out.size):
-        out[j] = rng.standard_normal()
+def rejection(idx: int, x: float, s0: Any, s1: Any, s2: Any, s3: Any) -> Any:
+    """`_fast_normal`'s rejection branch (tail or wedge; NaN: draw again), compiled once and cached on disk."""
+    return _slow_path(idx, x, s0, s1, s2, s3)
+
+
+@njit(inline="always")
+def draw(s0: Any, s1: Any, s2: Any, s3: Any) -> Any:
+    """(z, s0', s1', s2', s3'): `markovdp._fast_normal.normal_step`'s normal, bit for bit, with its fast path
+    inlined and its rejection branch (about 1 draw in 100) a call of the cached `rejection`: as fast inside a
+    step loop, and the ziggurat is not recompiled for every SDE."""
+    while True:
+        bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
+        j = np.intp(bits & uint64(0x1FF))
+        idx = j & 0xFF
+        rabs = int64(bits >> uint64(12))
+        x = float(rabs) * SIGNED_WI[j]
+        if _likely(rabs < KI_SIGNED[idx]):
+            return x, s0, s1, s2, s3
+        z, s0, s1, s2, s3 = rejection(idx, x, s0, s1, s2, s3)
+        if z == z:
+            return z, s0, s1, s2, s3
+
+
+# numpy's SeedSequence hash (numpy/random/bit_generator.pyx, pool size 4), in uint64 arithmetic masked to 32 bits.
+_M32 = uint64(0xFFFFFFFF)
+_INIT_A, _MULT_A = uint64(0x43B0D7E5), uint64(0x931E8875)
+_INIT_B, _MULT_B = uint64(0x8B51F9DD), uint64(0x58F38DED)
+_MIX_L, _MIX_R = uint64(0xCA01F9DD), uint64(0x4973F715)
+_XSHIFT = uint64(16)
+_POOL = 4
+
+
+@njit(inline="always")
+def _hashmix(value: Any, h: Any) -> Any:
+    value = (value ^ h) & _M32
+    h = (h * _MULT_A) & _M32
+    value = (value * h) & _M32
+    return value ^ (value >> _XSHIFT), h
+
+
+@njit(inline="always")
+def _mix(x: Any, y: Any) -> Any:
+    r = (_MIX_L * x - _MIX_R * y) & _M32
+    return r ^ (r >> _XSHIFT)
+
+
+@njit(cache=True, nogil=True)
+def address_state(prefix: np.ndarray, block: int) -> np.ndarray:
+    """``SeedSequence(entropy, spawn_key=(*key, block)).generate_state(4, np.uint64)``, bit for bit, with the
+    all-zero state replaced as `markovdp._fast_normal.make_state` does; `prefix` holds the entropy's 32-bit
+    words padded with zeros to 4, then the key's words (uint64 values < 2^32), and block >= 0. numpy's
+    SeedSequence costs 15-35 µs a block in Python; this, under 1 µs."""
+    entropy = np.empty(prefix.size + 2, dtype=np.uint64)
+    for i in range(prefix.size):  # explicit loops: a slice assignment and .any() measured ~6 s more to compile
+        entropy[i] = prefix[i]
+    n = prefix.size
+    b = uint64(block)
+    if b == 0:
+        entropy[n] = 0
+        n += 1
+    while b > 0:
+        entropy[n] = b & _M32
+        b >>= uint64(32)
+        n += 1
+    pool = np.empty(_POOL, dtype=np.uint64)
+    h = _INIT_A
+    for i in range(_POOL):
+        pool[i], h = _hashmix(entropy[i] if i < n else uint64(0), h)
+    for src in range(_POOL):
+        for dst in range(_POOL):
+            if src != dst:
+                value, h = _hashmix(pool[src], h)
+                pool[dst] = _mix(pool[dst], value)
+    for src in range(_POOL, n):
+        for dst in range(_POOL):
+            value, h = _hashmix(entropy[src], h)
+            pool[dst] = _mix(pool[dst], value)
+    state = np.zeros(4, dtype=np.uint64)
+    h = _INIT_B
+    for i in range(8):  # 8 words of 32 bits, read as 4 little-endian words of 64
+        value = pool[i % _POOL] ^ h
+        h = (h * _MULT_B) & _M32
+        value = (value * h) & _M32
+        state[i // 2] |= (value ^ (value >> _XSHIFT)) << uint64(32 * (i % 2))
+    if (state[0] | state[1] | state[2] | state[3]) == 0:
+        state[0] = uint64(0x9E3779B97F4A7C15)
+    return state
+
+
+@cache
+def stack_buffer(size: int) -> Any:
+    """An intrinsic ``stack_buffer(size)()`` -> a float64 pointer to `size` slots on the calling kernel's stack
+    (an alloca in its entry block; view it with ``carray``). Scratch vectors there, unlike ``np.empty``, cannot
+    alias the arguments, so LLVM keeps them in registers across the step loop (measured: 7-8.5 -> 3.5-4.5 ns per
+    Euler–Maruyama step of OU at d = 1)."""
+
+    @intrinsic
+    def stack(typingctx: Any) -> Any:
+        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+            return cgutils.alloca_once(builder, context.get_value_type(types.float64),
+                                       size=context.get_constant(types.intp, size))
+
+        return types.CPointer(types.float64)(), codegen
+
+    return stack
+
+
+def inlined(fn: Any) -> Any:
+    """The user's dispatcher recompiled from its Python source with ``inline="always"`` (its other options kept):
+    inlined at numba-IR level into the generated loop. A plain dispatcher is called, not inlined, by LLVM, so the
+    scratch vectors it writes stay in memory: measured 11-12 ns against 3.5-4.5 ns per Euler–Maruyama step of OU
+    at d = 1."""
+    options = {key: value for key, value in fn.targetoptions.items() if key not in ("cache", "inline", "nopython")}
+    return njit(inline="always", **options)(fn.py_func)
 
 
 @lru_cache(maxsize=256)
 def inplace_form(fn: Any, fn_arity: int, matrix: bool) -> Any:
-    """fn as ``fn(x, out)``: the user's in-place map itself (arity 2) or an adapter copying the array it returns."""
+    """fn as ``fn(x, out)``, inlined (`inlined`): the user's in-place map itself (arity 2) or an adapter copying
+    the array it returns."""
+    fn = inlined(fn)
     if fn_arity == 2:
         return fn
     if matrix:
@@ -59,32 +178,26 @@ def inplace_form(fn: Any, fn_arity: int, matrix: bool) -> Any:
     return step
 
 
-# One path at a time, its state in scratch vectors; every step is followed by the finiteness check, which stops
-# the block with status = (path, step) instead of letting NaN or inf run on.
+# One path at a time, its state in scratch vectors and the generator's four words in local variables (registers);
+# every step is followed by the finiteness check, which stops the block with status = (path, step) instead of
+# letting NaN or inf run on. DRAW(z) stands for z = the next normal of the block's stream (`draw`).
 _SOURCE = '''
-def run(x, out, saved, rng, seg_steps, seg_h, seg_save, status):
+def run(x, out, saved, state, seg_steps, seg_h, seg_save, status):
 {alloc}
-    z = np.empty(CHUNK * M)
+    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
     status[0] = -1
     status[1] = -1
     for i in range(x.shape[0]):
         for k in range(D):
             a[k] = x[i, k]
         step = 0
-        left = seg_steps.sum()
-        j = z.size
         for g in range(seg_steps.size):
             h = seg_h[g]
             sq = math.sqrt(h)
 {constants}
             for _ in range(seg_steps[g]):
-                if j == z.size:
-                    fill_normals(rng, z[:min(CHUNK, left) * M])
-                    j = 0
 {step}
-                j += M
                 step += 1
-                left -= 1
                 for k in range(D):
                     if not math.isfinite(a[k]):
                         status[0] = i
@@ -96,6 +209,7 @@ def run(x, out, saved, rng, seg_steps, seg_h, seg_save, status):
                     saved[i, r, k] = a[k]
         for k in range(D):
             out[i, k] = a[k]
+    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
 '''
 
 # Euler–Maruyama, diagonal noise: a_k += u_k h + v_k sqrt(h) Z_k (STD-EulerMaruyama).
@@ -103,7 +217,8 @@ _EM_DIAGONAL = '''
 drift(a, u)
 diffusion(a, v)
 for k in range(D):
-    a[k] = a[k] + u[k] * h + v[k] * (sq * z[j + k])
+    DRAW(zk)
+    a[k] = a[k] + u[k] * h + v[k] * (sq * zk)
 '''
 
 # Euler–Maruyama, general noise: a += u h + v ΔW with ΔW = sqrt(h) Z in R^M (STD-EulerMaruyama).
@@ -111,7 +226,8 @@ _EM_GENERAL = '''
 drift(a, u)
 diffusion(a, v)
 for q in range(M):
-    w[q] = sq * z[j + q]
+    DRAW(zq)
+    w[q] = sq * zq
 for k in range(D):
     acc = a[k] + u[k] * h
     for q in range(M):
@@ -126,7 +242,8 @@ _MILSTEIN_DIAGONAL = '''
 drift(a, u)
 diffusion(a, v)
 for k in range(D):
-    w[k] = sq * z[j + k]
+    DRAW(zk)
+    w[k] = sq * zk
     c[k] = a[k] + u[k] * h + v[k] * sq
 diffusion(c, vc)
 for k in range(D):
@@ -137,28 +254,28 @@ SCHEMES = {("euler_maruyama", "diagonal"): _EM_DIAGONAL, ("euler_maruyama", "gen
            ("milstein", "diagonal"): _MILSTEIN_DIAGONAL}
 
 
-#: Steps whose normals are drawn at once (a tight loop over the Generator) before the update loop uses them.
-CHUNK_STEPS = 1024
 
 
 @lru_cache(maxsize=64)
 def integrator(scheme: str, noise: str, drift: Any, diffusion: Any, d: int, m: int) -> Any:
     """The compiled block integrator for one scheme, noise type, pair of in-place maps and dimensions (d, m).
 
-    ``run(x, out, saved, rng, seg_steps, seg_h, seg_save, status)``: x, out (n, d); segment g takes
-    ``seg_steps[g]`` steps of size ``seg_h[g]`` and then, when ``seg_save[g] >= 0``, writes the state into
-    ``saved[:, seg_save[g]]``. On a non-finite state it sets status = (path, step count) and returns; else
-    status = (-1, -1). Compiled on the first call (1-3 s on the 2-core test machine; see `benchmarks/sde.py`).
+    ``run(x, out, saved, state, seg_steps, seg_h, seg_save, status)``: x, out (n, d); state the block's
+    xoshiro256++ words (uint64[4], advanced); segment g takes ``seg_steps[g]`` steps of size ``seg_h[g]`` and
+    then, when ``seg_save[g] >= 0``, writes the state into ``saved[:, seg_save[g]]``. On a non-finite state it
+    sets status = (path, step count) and returns; else status = (-1, -1). Compiled on the first call (see
+    `benchmarks/sde.py`).
     """
-    body = SCHEMES[(scheme, noise)]
+    body = re.sub(r"DRAW\((\w+)\)", r"\1, s0, s1, s2, s3 = draw(s0, s1, s2, s3)", SCHEMES[(scheme, noise)])
     step = "\n".join(" " * 16 + line for line in body.strip("\n").splitlines())
-    shapes = {"a": "D", "u": "D", "v": "V_SHAPE", "c": "D", "w": "M", "vc": "V_SHAPE"}
+    v_shape = (d, m) if noise == "general" else (d,)
+    shapes = {"a": (d,), "u": (d,), "v": v_shape, "c": (d,), "w": (m,), "vc": v_shape}
     used = [name for name in shapes if re.search(rf"\b{name}\b", body)]  # only the scratch the scheme uses
-    alloc = "\n".join(f"    {name} = np.empty({shapes[name]})" for name in used)
+    alloc = "\n".join(f"    {name} = carray(stack_{math.prod(shapes[name])}(), {shapes[name]})" for name in used)
     constants = "            half_inv_sq = 0.5 / sq if sq > 0.0 else 0.0" if "half_inv_sq" in body else ""
-    namespace: dict[str, Any] = {"np": np, "math": math, "fill_normals": fill_normals, "drift": drift,
-                                 "diffusion": diffusion, "D": d, "M": m, "CHUNK": CHUNK_STEPS,
-                                 "V_SHAPE": (d, m) if noise == "general" else d}
+    namespace: dict[str, Any] = {"np": np, "math": math, "carray": carray, "draw": draw, "drift": drift,
+                                 "diffusion": diffusion, "D": d, "M": m}
+    namespace |= {f"stack_{math.prod(shape)}": stack_buffer(math.prod(shape)) for shape in shapes.values()}
     # d, m compile-time constants and the maps as globals: inlined, unrolled
     exec(_SOURCE.format(step=step, alloc=alloc, constants=constants), namespace)
     return njit(nogil=True)(namespace["run"])

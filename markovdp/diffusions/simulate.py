@@ -1,15 +1,17 @@
 """The driver: an ensemble of SDE paths by a fixed-step solver, compiled (numba) or by sdeint for cross-checks.
 
 Seeds are addresses (DESIGN §7): the paths are cut into blocks of `BLOCK_PATHS`, and block b draws its normals
-from its own Generator, seeded by ``SeedSequence(entropy, spawn_key=(*key, b))`` under the root of `rng`
-(`root_seed`). So a path depends only on the seed and its index (not on the number of paths, nor on how or on
-how many threads blocks are run), no Generator is shared between blocks, and the same seed gives identical paths.
+from its own xoshiro256++ stream (`markovdp._fast_normal`), seeded by ``SeedSequence(entropy, spawn_key=(*key,
+b))`` under the root of `rng` (`root_seed`, `block_state`). Path i of a block takes its normals consecutively,
+step s coordinate j being the (i·S·m + s·m + j)-th normal of the block's stream (S steps in all): the layout of
+``fill_normals(block_state(root, b), z)`` for z of shape (paths of the block, S, m). So a path depends only on the
+seed and its index (not on the number of paths, nor on how or on how many threads blocks are run), no state is
+shared between blocks, and the same seed gives identical paths.
 """
 
 from __future__ import annotations
 
 import math
-import threading
 from functools import lru_cache
 from typing import Any
 
@@ -22,7 +24,7 @@ from ..operators.base import IncompatibleSpaces
 from .sde import SDE, arity
 from .solvers import Solver
 
-#: Paths per block: each block has its own Generator (by address), so this fixes which normals a path gets.
+#: Paths per block: each block has its own stream (by address), so this fixes which normals a path gets.
 BLOCK_PATHS = 256
 #: A segment of length Δ takes ceil(Δ/dt − STEP_SLACK) steps: a t1/dt that is an integer up to rounding is one.
 STEP_SLACK = 1e-9
@@ -96,25 +98,49 @@ def root_seed(rng: RNGLike) -> tuple[Any, tuple[int, ...]]:
     return int(as_generator(rng).integers(0, 2**63)), ()
 
 
-def block_generator(root: tuple[Any, tuple[int, ...]], block: int) -> np.random.Generator:
-    """The Generator of block `block`: ``SeedSequence(entropy, spawn_key=(*key, block))``, an address under the
-    root (never a stateful spawn, so it does not depend on the order in which blocks run)."""
+def block_seed(root: tuple[Any, tuple[int, ...]], block: int) -> np.random.SeedSequence:
+    """The seed of block `block`: ``SeedSequence(entropy, spawn_key=(*key, block))``, an address under the root
+    (never a stateful spawn, so it does not depend on the order in which blocks run)."""
     entropy, key = root
-    return np.random.Generator(np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(*key, block))))
+    return np.random.SeedSequence(entropy, spawn_key=(*key, block))
 
 
-_LOCAL = threading.local()
+def _words(value: Any) -> list[int] | None:
+    """The 32-bit words numpy's SeedSequence reads from an int >= 0 or a sequence of them (None otherwise)."""
+    if isinstance(value, (int, np.integer)) and not isinstance(value, (bool, np.bool_)) and value >= 0:
+        n = int(value)
+        words = [n & 0xFFFFFFFF] if n == 0 else []
+        while n > 0:
+            words.append(n & 0xFFFFFFFF)
+            n >>= 32
+        return words
+    if isinstance(value, (list, tuple, np.ndarray)):
+        parts = [_words(v) for v in value]
+        return None if any(p is None for p in parts) else [w for p in parts for w in p]  # type: ignore[union-attr]
+    return None
 
 
-def _thread_generator(root: tuple[Any, tuple[int, ...]], block: int) -> np.random.Generator:
-    """`block_generator`'s stream in a Generator kept per thread and re-seeded by setting its state: the same
-    draws, without numba preparing a new Generator's ctypes interface on every block (about 20 µs a call)."""
-    gen = getattr(_LOCAL, "generator", None)
-    if gen is None:
-        gen = _LOCAL.generator = np.random.Generator(np.random.PCG64())
-    entropy, key = root
-    gen.bit_generator.state = np.random.PCG64(np.random.SeedSequence(entropy, spawn_key=(*key, block))).state
-    return gen
+def root_prefix(root: tuple[Any, tuple[int, ...]]) -> NDArray[np.uint64] | None:
+    """The words `_kernels.address_state` hashes before the block index: the root entropy's, zero-padded to
+    numpy's pool size 4, then the root key's; None for an entropy of another form (numpy's SeedSequence then)."""
+    entropy, key = _words(root[0]), _words(root[1])
+    if entropy is None or key is None:
+        return None
+    return np.array(entropy + [0] * (4 - len(entropy)) + key, dtype=np.uint64)
+
+
+def block_state(root: tuple[Any, tuple[int, ...]], block: int,
+                prefix: NDArray[np.uint64] | None = None) -> NDArray[np.uint64]:
+    """The xoshiro256++ state of block `block`, ``make_state(block_seed(root, block))`` (`markovdp._fast_normal`):
+    its normals are that state's `fill_normals` stream. Hashed in numba from `root_prefix` (given or computed)."""
+    prefix = root_prefix(root) if prefix is None else prefix
+    if prefix is None:
+        from .._fast_normal import make_state
+
+        return make_state(block_seed(root, block))
+    from ._kernels import address_state
+
+    return address_state(prefix, block)
 
 
 def _nonfinite(path: int, step: int, bounds: NDArray[Any], steps: NDArray[Any], h: NDArray[Any]) -> FloatingPointError:
@@ -142,11 +168,11 @@ def simulate(sde: SDE, solver: Solver, x0: ArrayLike, *, t1: float, dt: float, r
     dt : the largest step, 0 < dt <= t1. Each stretch between 0, the save times and t1 of length Δ is cut into
         ceil(Δ/dt) equal steps, so the grid hits every save time and t1 exactly.
     rng : an int seed or a SeedSequence (the root itself), or a Generator (one draw of root entropy is taken
-        from it; None: fresh entropy). Block b of `BLOCK_PATHS` paths draws from its own Generator,
-        ``SeedSequence(entropy, spawn_key=(*root key, b))``: a path depends on the seed and its index only.
+        from it; None: fresh entropy). Block b of `BLOCK_PATHS` paths draws from its own xoshiro256++ stream,
+        seeded by ``SeedSequence(entropy, spawn_key=(*root key, b))``: a path depends on the seed and its index.
     save_at : optional increasing times in [0, t1] at which to record the state.
     workers : threads running blocks at once (numba backend; the kernels release the GIL). Each block has its own
-        Generator and output rows, so the result is bit-identical for any number of workers.
+        generator state and output rows, so the result is bit-identical for any number of workers.
     backend : "numba" (compiled, the normals of each block drawn inside the loop) or "sdeint" (``sdeint.itoEuler``
         on the same increments for EulerMaruyama, path by path equal to the numba result up to rounding;
         ``sdeint.itoSRI2`` for Milstein, equal in law only; slow, one path per call: for cross-checks).
@@ -198,12 +224,13 @@ def _run_numba(sde: SDE, solver: Solver, x: NDArray[np.float64], root: tuple[Any
     from ._kernels import integrator
 
     run = integrator(solver.scheme, sde.noise, *sde.inplace_maps, sde.dim, int(sde.noise_dim or sde.dim))
+    prefix = root_prefix(root)
     n = x.shape[0]
     out = np.empty_like(x)
     saved = np.empty((n if n_save else 0, n_save, sde.dim))
     if n <= BLOCK_PATHS:  # one block: no bookkeeping (a single path is a few tens of microseconds)
         status1 = np.empty(2, dtype=np.int64)
-        run(x, out, saved, _thread_generator(root, 0), steps, h, save, status1)
+        run(x, out, saved, block_state(root, 0, prefix), steps, h, save, status1)
         if status1[0] >= 0:
             raise _nonfinite(int(status1[0]), int(status1[1]), bounds, steps, h)
         return out, saved
@@ -213,7 +240,7 @@ def _run_numba(sde: SDE, solver: Solver, x: NDArray[np.float64], root: tuple[Any
     def block(b: int) -> bool:
         start = starts[b]
         stop = min(start + BLOCK_PATHS, n)
-        run(x[start:stop], out[start:stop], saved[start:stop], _thread_generator(root, b), steps, h, save, status[b])
+        run(x[start:stop], out[start:stop], saved[start:stop], block_state(root, b, prefix), steps, h, save, status[b])
         return bool(status[b, 0] < 0)
 
     if workers == 1 or len(starts) == 1:
@@ -262,6 +289,8 @@ def _run_sdeint(sde: SDE, solver: Solver, x: NDArray[np.float64], root: tuple[An
 
     import sdeint
 
+    from .._fast_normal import fill_normals
+
     f, G = _sdeint_maps(sde)
     method = getattr(sdeint, solver.sdeint_name)
     n, m = x.shape[0], int(sde.noise_dim or sde.dim)
@@ -269,9 +298,11 @@ def _run_sdeint(sde: SDE, solver: Solver, x: NDArray[np.float64], root: tuple[An
     saved = np.empty((n if n_save else 0, n_save, sde.dim))
     total = int(steps.sum())
     for b, start in enumerate(range(0, n, BLOCK_PATHS)):
-        gen = block_generator(root, b)
+        state = block_state(root, b)
+        gen = np.random.default_rng(block_seed(root, b).spawn(1)[0])  # itoSRI2's own draws (its Itô integrals)
         for i in range(start, min(start + BLOCK_PATHS, n)):
-            z = gen.standard_normal((total, m))  # the numba kernel's draws for this path, in the same order
+            z = np.empty((total, m))
+            fill_normals(state, z)  # the numba kernel's draws for this path, in the same order
             y, done = x[i].copy(), 0
             for g in range(steps.size):
                 k = int(steps[g])
