@@ -12,6 +12,8 @@ import pytest
 from numba import njit
 from scipy import stats
 
+from markovdp import _fast_normal as fast
+from markovdp.operators._lipschitz_kernels import BLOCK_POINTS
 from markovdp.operators.algebra import Chain, Power
 from markovdp.operators.base import IncompatibleSpaces
 from markovdp.operators.lipschitz_gaussian import LipschitzGaussianKernel, is_lipschitz_chain, sample_chain
@@ -110,12 +112,26 @@ def test_projection_keeps_samples_in_w(rotation):
 # ------------------------------------------------------------------------------ compiled chain vs plain numpy
 
 
+def plain_normals(seed, n, steps, d):
+    """Z[i, s, k], the noise of point i, step s, coordinate k, in the documented order of
+    `markovdp.operators._lipschitz_kernels`: the root SeedSequence is seeded by four 64-bit words of
+    ``default_rng(seed)``; block b of P points has the xoshiro256++ state of words 4b … 4b + 3 of its
+    ``generate_state`` and draws ``fill_normals(state, (P, steps, d))`` for its points (`fill_normals` is held
+    against the reference xoshiro256++ and the normal law in tests/test_fast_normal.py)."""
+    words = np.random.default_rng(seed).integers(0, 2**64, size=4, dtype=np.uint64, endpoint=False)
+    blocks = -(-n // BLOCK_POINTS)
+    states = np.random.SeedSequence([int(w) for w in words]).generate_state(4 * blocks, np.uint64)
+    z = np.empty((blocks, BLOCK_POINTS, steps, d))
+    for b in range(blocks):
+        fast.fill_normals(states[4 * b:4 * b + 4].copy(), z[b])
+    return z.reshape(blocks * BLOCK_POINTS, steps, d)[:n]
+
+
 def numpy_chain(segments, x, seed):
-    """Plain numpy: all normals at once as Z = standard_normal((n, R, d)); step s adds sigma Z[:, s]."""
+    """Plain numpy on the same normals: step s adds sigma Z[:, s], then projects."""
     x = np.array(x, dtype=float).reshape(len(x), -1)
     n, d = x.shape
-    total = sum(r for _, r in segments)
-    z = np.random.default_rng(seed).standard_normal((n, total, d))
+    z = plain_normals(seed, n, sum(r for _, r in segments), d)
     s = 0
     for kernel, r in segments:
         for _ in range(r):
@@ -143,18 +159,20 @@ def _inplace(psi, row):
     return out
 
 
-def test_chain_sampler_equals_plain_numpy_bit_for_bit(rotation):
-    """K1 >> K2 ** 3 >> K3 (three maps, both signatures, Ball / none / Box): identical floats for one seed."""
+def test_chain_sampler_equals_plain_numpy_on_the_same_normals(rotation):
+    """K1 >> K2 ** 3 >> K3 (three maps, both signatures, Ball / none / Box) over two blocks of points:
+    identical floats to plain numpy fed the same normals in the documented order."""
     k1 = LipschitzGaussianKernel(*tanh_map(0.9), 0.5, projection=Ball(2, 1.5))
     k2 = LipschitzGaussianKernel(*rotation, 0.2, dim=2)
     k3 = LipschitzGaussianKernel(halve, 0.5, 1.0, projection=Box([-0.5, -1.0], [0.5, 1.0]))
-    x = np.random.default_rng(0).normal(scale=2.0, size=(300, 2))
+    x = np.random.default_rng(0).normal(scale=2.0, size=(BLOCK_POINTS + 300, 2))
     chain = k1 >> k2 ** 3 >> k3
     assert isinstance(chain, Chain) and is_lipschitz_chain(chain.operators)
     got = sample_chain(chain, x, rng=42)
     np.testing.assert_array_equal(got, numpy_chain([(k1, 1), (k2, 3), (k3, 1)], x, 42))
     np.testing.assert_array_equal(sample_chain([k1, k2, k2, k2, k3], x, rng=42), got)  # runs of k2 merge
-    np.testing.assert_array_equal(k2.sample(x, rng=7), numpy_chain([(k2, 1)], x, 7))
+    np.testing.assert_array_equal(chain.sample(x, rng=42), got)
+    np.testing.assert_array_equal(k2.sample(x[:300], rng=7), numpy_chain([(k2, 1)], x[:300], 7))
 
 
 def test_powers_are_one_compiled_call_with_the_same_stream(rotation):
@@ -164,13 +182,32 @@ def test_powers_are_one_compiled_call_with_the_same_stream(rotation):
     assert isinstance(power, Power)
     steps = kernel.sample_steps(x, 12, rng=3)
     np.testing.assert_array_equal(steps, sample_chain([power], x, rng=3))
+    np.testing.assert_array_equal(steps, power.sample(x, rng=3))
     np.testing.assert_array_equal(steps, numpy_chain([(kernel, 12)], x, 3))
-    for rng in (3, np.random.default_rng(3), np.random.SeedSequence(3)):
+    for rng in (np.random.default_rng(3), np.random.SeedSequence(3)):
         np.testing.assert_array_equal(kernel.sample_steps(x, 12, rng=rng), steps)
+    assert not np.array_equal(kernel.sample_steps(x, 12, rng=4), steps)
+
+
+def test_a_generator_gives_four_words_and_advances_by_them(rotation):
+    """A Generator seeds the root with four 64-bit words (advancing it by exactly four): successive calls differ."""
+    kernel = LipschitzGaussianKernel(*rotation, 0.4, projection=Ball(2, 2.0))
+    x = np.random.default_rng(1).normal(size=(50, 2))
     gen, ref = np.random.default_rng(3), np.random.default_rng(3)
-    kernel.sample_steps(x, 12, rng=gen)
-    ref.standard_normal(x.size * 12)
-    assert gen.standard_normal() == ref.standard_normal()  # the Generator passed in advanced by exactly its draws
+    first = kernel.sample_steps(x, 5, rng=gen)
+    ref.integers(0, 2**64, size=4, dtype=np.uint64, endpoint=False)
+    assert gen.standard_normal() == ref.standard_normal()
+    np.testing.assert_array_equal(first, numpy_chain([(kernel, 5)], x, 3))
+    assert not np.array_equal(kernel.sample_steps(x, 5, rng=gen), first)
+
+
+def test_points_keep_their_noise_whatever_the_number_of_points(rotation):
+    """Block states are addresses under the root: the first rows of a larger call are the smaller call."""
+    kernel = LipschitzGaussianKernel(*rotation, 0.4, dim=2)
+    x = np.random.default_rng(2).normal(size=(2 * BLOCK_POINTS + 10, 2))
+    full = kernel.sample_steps(x, 3, rng=9)
+    for n in (1, 5, BLOCK_POINTS, BLOCK_POINTS + 1, 2 * BLOCK_POINTS):
+        np.testing.assert_array_equal(kernel.sample_steps(x[:n], 3, rng=9), full[:n])
 
 
 def test_empty_input_and_one_point(rotation):
@@ -322,3 +359,10 @@ def test_bad_map_parameters():
         gradient_step_map([[1.0, 1.0], [0.0, 1.0]], 0.1)
     with pytest.raises(ValueError, match="`eta` must be > 0"):
         gradient_step_map([[1.0]], -0.1)
+
+
+@pytest.mark.parametrize("rng, error", [(-1, ValueError), (True, TypeError), (1.5, TypeError), ("7", TypeError)])
+def test_bad_rng(rotation, rng, error):
+    kernel = LipschitzGaussianKernel(*rotation, 0.4, dim=2)
+    with pytest.raises(error, match="`rng` must be"):
+        kernel.sample(np.zeros((3, 2)), rng=rng)

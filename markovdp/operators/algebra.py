@@ -70,9 +70,9 @@ class Chain(MarkovOperator):
         """Each operator in turn; a chain of Lipschitz Gaussian kernels in one compiled call (`sample_chain`)."""
         from .lipschitz_gaussian import is_lipschitz_chain, sample_chain
 
-        gen = as_generator(rng)
         if is_lipschitz_chain(self.operators):
-            return sample_chain(self.operators, x, gen)
+            return sample_chain(self.operators, x, rng)
+        gen = as_generator(rng)
         for op in self.operators:
             x = op.sample(x, rng=gen)
         return np.asarray(x)
@@ -128,9 +128,9 @@ class Power(MarkovOperator):
         """r steps of the base; a Lipschitz Gaussian kernel's r steps in one compiled call (`sample_steps`)."""
         from .lipschitz_gaussian import LipschitzGaussianKernel
 
-        gen = as_generator(rng)
         if isinstance(self.base, LipschitzGaussianKernel):
-            return self.base.sample_steps(x, self.r, gen)
+            return self.base.sample_steps(x, self.r, rng)
+        gen = as_generator(rng)
         for _ in range(self.r):
             x = self.base.sample(x, rng=gen)
         return np.asarray(x)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._random import RNGLike, as_generator
+from .._random import RNGLike
 from .._validation import check_int, check_points, check_positive, fail
 from ..spaces import RealSpace
 from .algebra import Chain, Power
@@ -182,8 +182,7 @@ class LipschitzGaussianKernel(MarkovOperator):
         return _sample_segments([(self, 1)], x, None, noise=False)
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:
-        """One step y = Π_W(ψ(x) + sigma Z) for each point (the normals in the layout of
-        ``rng.standard_normal((n, d))``)."""
+        """One step y = Π_W(ψ(x) + sigma Z) for each point (the normals as in `sample_chain`)."""
         return sample_chain((self,), x, rng)
 
     def sample_steps(self, x: ArrayLike, r: int, rng: RNGLike = None) -> NDArray[np.float64]:
@@ -217,8 +216,12 @@ def sample_chain(kernels: Sequence[MarkovOperator] | MarkovOperator, x: ArrayLik
     """Sample ``kernels[0] >> kernels[1] >> …`` (Lipschitz Gaussian kernels, powers of them, or a `Chain` of
     those) at each point in one compiled call, with the state of each point kept in scratch vectors.
 
-    The noise is numpy's ``standard_normal`` stream of `rng`, bit for bit, taken point by point: with R steps in
-    all, step s of point i adds sigma_s times ``Z[i, s]`` of ``Z = rng.standard_normal((n, R, d))``.
+    The noise comes from the numba-native generator `markovdp._fast_normal` (xoshiro256++, ziggurat), one
+    stream per block of `BLOCK_POINTS` points seeded by address under a root SeedSequence seeded by four words
+    of ``as_generator(rng)`` (a Generator advances by four): with R steps in all, step s of point i = b·P + j
+    adds sigma_s times ``Z_b[j, s]`` of ``Z_b = fill_normals(states[b], (P, R, d))``
+    (`markovdp.operators._lipschitz_kernels`).
+    Same `rng` → same samples; the samples of a point depend on `rng`, its block and its place in it only.
     """
     ops = kernels.operators if isinstance(kernels, Chain) else kernels
     ops = (ops,) if isinstance(ops, MarkovOperator) else tuple(ops)
@@ -232,9 +235,8 @@ def sample_chain(kernels: Sequence[MarkovOperator] | MarkovOperator, x: ArrayLik
 def _sample_segments(segments: list[tuple[LipschitzGaussianKernel, int]], x: ArrayLike, rng: RNGLike,
                      noise: bool = True) -> NDArray[np.float64]:
     """The chain of segments (kernel, repeats) at each point; ``noise=False``: ψ alone (no noise, no projection)."""
-    from ._lipschitz_kernels import chain_sampler, inplace_form
+    from ._lipschitz_kernels import block_states, chain_sampler, inplace_form
 
-    gen = as_generator(rng)
     dim = segments[0][0].dim
     for kernel, _ in segments[1:]:
         if kernel.dim != dim:
@@ -252,8 +254,9 @@ def _sample_segments(segments: list[tuple[LipschitzGaussianKernel, int]], x: Arr
     forms = [no_projection() if k.projection is None or not noise else k.projection.numba_form() for k, _ in merged]
     params = [p for _, p in forms]
     out = np.empty_like(flat)
+    states = block_states(rng, flat.shape[0]) if noise else np.zeros((0, 4), dtype=np.uint64)
     chain_sampler(psis, dim)(
-        flat, out, gen, noise,
+        flat, out, states, noise,
         np.array([psis.index(s) for s in steps], dtype=np.int64),
         np.array([k.sigma if noise else 0.0 for k, _ in merged]),
         np.array([r for _, r in merged], dtype=np.int64),
