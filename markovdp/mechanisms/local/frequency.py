@@ -85,6 +85,16 @@ def _report_counts(name: str, reports: ArrayLike, m: int) -> tuple[NDArray[np.in
     return np.bincount(values, minlength=m), values.size
 
 
+def _estimator_gap(p: float, q: float) -> float:
+    """p − q, the slope of an oracle's report frequency in the input frequency; 0 (eps = 0, or an eps so small
+    that p and q round to one double) leaves no unbiased estimator: a ValueError naming `eps`."""
+    gap = p - q
+    if gap <= 0.0:
+        raise ValueError("`eps` must be > 0 to estimate: at eps = 0 the reports do not depend on the input "
+                         "(p = q), so no unbiased estimator exists.")
+    return gap
+
+
 def _require_informative(eps: float) -> None:
     """At eps = 0 the reports do not depend on the inputs: no unbiased frequency estimator exists."""
     if eps == 0.0:

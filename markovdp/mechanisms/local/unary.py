@@ -23,6 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..._random import RNGLike, as_generator
 from ..._validation import check_int, fail
 from ...operators.finite import FiniteKernel
+from .frequency import _estimator_gap
 from .implicit_channel import UnaryChannel, bernoulli_split, check_n, check_oracle_eps, check_users
 
 __all__ = ["UnaryEncoding"]
@@ -159,11 +160,7 @@ class UnaryEncoding:
         return (f * a0 * a1 + (1.0 - f) * b0 * b1) / (check_n(n) * self._gap() ** 2)
 
     def _gap(self) -> float:
-        gap = self.p - self.q
-        if gap <= 0.0:
-            raise ValueError("`eps` must be > 0 to estimate: at eps = 0 the reports do not depend on the input "
-                             "(p = q), so no unbiased estimator exists.")
-        return gap
+        return _estimator_gap(self.p, self.q)
 
     # ------------------------------------------------------------------------------------------ randomness
 
