@@ -175,6 +175,19 @@ def test_chain_sampler_equals_plain_numpy_on_the_same_normals(rotation):
     np.testing.assert_array_equal(k2.sample(x[:300], rng=7), numpy_chain([(k2, 1)], x[:300], 7))
 
 
+def test_one_map_under_two_projections_is_two_segment_kinds():
+    """The sampler compiles one branch per (map, projection) kind: the same ψ under a Ball, a Box and none, in
+    one chain, is still the plain numpy chain on the same normals."""
+    psi, lipschitz = tanh_map(0.9)
+    ball = LipschitzGaussianKernel(psi, lipschitz, 0.5, projection=Ball(2, 0.8))
+    box = LipschitzGaussianKernel(psi, lipschitz, 0.3, projection=Box([-0.2, -0.4], [0.2, 0.4]))
+    free = LipschitzGaussianKernel(psi, lipschitz, 0.7, dim=2)
+    x = np.random.default_rng(5).normal(scale=2.0, size=(500, 2))
+    segments = [(ball, 2), (box, 1), (free, 1), (ball, 1), (box, 3)]
+    got = sample_chain([k ** r if r > 1 else k for k, r in segments], x, rng=9)
+    np.testing.assert_array_equal(got, numpy_chain(segments, x, 9))
+
+
 def test_powers_are_one_compiled_call_with_the_same_stream(rotation):
     kernel = LipschitzGaussianKernel(*rotation, 0.4, projection=Ball(2, 2.0))
     x = np.random.default_rng(1).normal(size=(1_000, 2))

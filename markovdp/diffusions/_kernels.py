@@ -1,63 +1,39 @@
 """numba integrators of `SDE` ensembles (imported only by `simulate`): pure array functions with a status code.
 
-`integrator(scheme, drift, diffusion, d, m)` compiles, once per process for each (scheme, maps, d, m), one
-function ``run(x, out, saved, state, seg_steps, seg_h, seg_save, status)`` that advances the paths of one block
-(rows of x) one after the other. The user's maps are recompiled with ``inline="always"`` (`inlined`) and are
-globals of the generated source, d and m compile-time constants, and the scratch vectors live on the kernel's
-stack (`stack_buffer`), so the maps inline, the coordinate loops unroll and the state stays in registers.
+`integrator(scheme, drift, diffusion, d, m)` compiles, once per process for each (scheme, maps, d, m), one function
+``run(x, out, saved, state, seg_steps, seg_h, seg_save, status)`` that advances the paths of one block (rows of x)
+one after the other. The user's maps are recompiled with ``inline="always"`` (`markovdp._numba_inline.inplace_form`)
+and are globals of the generated source, d and m compile-time constants, and the scratch vectors live on the
+kernel's stack (`markovdp._numba_inline.stack_buffer`), so the maps inline, the coordinate loops unroll and the
+state stays in registers.
 
 Normals: the xoshiro256++/ziggurat stream of `markovdp._fast_normal` from the block's state (uint64[4]), drawn
-inline (`draw`): path i of the block takes its draws consecutively, step s coordinate j being the
-(i·S·m + s·m + j)-th normal (S steps in all), the layout of ``fill_normals(state, z)`` for z of shape (n, S, m).
+inline (`markovdp._fast_normal.normal_step_outlined`): path i of the block takes its draws consecutively, step s
+coordinate j being the (i·S·m + s·m + j)-th normal (S steps in all), the layout of ``fill_normals(state, z)`` for z
+of shape (n, S, m).
 Measured (OU and Brownian, d = 1 and 10, EM and Milstein, x numpy's ``standard_normal`` rate, benchmarks/sde.py):
 drawing inline 2.4-4.4x; `fill_normals` into a per-chunk buffer 1.8-4.2x (faster only for EM at d = 10, below 2x
-for Milstein at d = 1); `normal_step` fully inlined as fast as `draw` but 0.5-1.5 s more to compile per SDE.
+for Milstein at d = 1); `normal_step` fully inlined as fast but 0.5-1.5 s more to compile per SDE.
 
 Why not ``cache=True`` on `run`: a kernel specialised on a user's dispatcher has that dispatcher's identity in its
 type, which differs in every process, so an on-disk cache never hits (and its index would grow). The alternative,
 first-class function pointers, is cacheable but calls the maps indirectly (no inlining): measured about 2x
-slower at d = 1. The generic piece (`rejection`) is cached.
+slower at d = 1. The generic piece (the ziggurat's rejection branch) is cached.
 """
 
 from __future__ import annotations
 
 import math
 import re
-from functools import cache, lru_cache
+from functools import lru_cache
 from typing import Any
 
 import numpy as np
-from numba import int64, njit, types, uint64
-from numba.core import cgutils
-from numba.extending import intrinsic
+from numba import njit, uint64
 from numba.np.numpy_support import carray
 
-from .._fast_normal import KI_SIGNED, SIGNED_WI, _likely, _slow_path, xoshiro_step
-
-
-@njit(cache=True, nogil=True)
-def rejection(idx: int, x: float, s0: Any, s1: Any, s2: Any, s3: Any) -> Any:
-    """`_fast_normal`'s rejection branch (tail or wedge; NaN: draw again), compiled once and cached on disk."""
-    return _slow_path(idx, x, s0, s1, s2, s3)
-
-
-@njit(inline="always")
-def draw(s0: Any, s1: Any, s2: Any, s3: Any) -> Any:
-    """(z, s0', s1', s2', s3'): `markovdp._fast_normal.normal_step`'s normal, bit for bit, with its fast path
-    inlined and its rejection branch (about 1 draw in 100) a call of the cached `rejection`: as fast inside a
-    step loop, and the ziggurat is not recompiled for every SDE."""
-    while True:
-        bits, s0, s1, s2, s3 = xoshiro_step(s0, s1, s2, s3)
-        j = np.intp(bits & uint64(0x1FF))
-        idx = j & 0xFF
-        rabs = int64(bits >> uint64(12))
-        x = float(rabs) * SIGNED_WI[j]
-        if _likely(rabs < KI_SIGNED[idx]):
-            return x, s0, s1, s2, s3
-        z, s0, s1, s2, s3 = rejection(idx, x, s0, s1, s2, s3)
-        if z == z:
-            return z, s0, s1, s2, s3
-
+from .._fast_normal import normal_step_outlined
+from .._numba_inline import stack_buffer
 
 # numpy's SeedSequence hash (numpy/random/bit_generator.pyx, pool size 4), in uint64 arithmetic masked to 32 bits.
 _M32 = uint64(0xFFFFFFFF)
@@ -125,62 +101,9 @@ def address_state(prefix: np.ndarray, block: int) -> np.ndarray:
     return state
 
 
-@cache
-def stack_buffer(size: int) -> Any:
-    """An intrinsic ``stack_buffer(size)()`` -> a float64 pointer to `size` slots on the calling kernel's stack
-    (an alloca in its entry block; view it with ``carray``). Scratch vectors there, unlike ``np.empty``, cannot
-    alias the arguments, so LLVM keeps them in registers across the step loop (measured: 7-8.5 -> 3.5-4.5 ns per
-    Euler–Maruyama step of OU at d = 1)."""
-
-    @intrinsic
-    def stack(typingctx: Any) -> Any:
-        def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
-            return cgutils.alloca_once(builder, context.get_value_type(types.float64),
-                                       size=context.get_constant(types.intp, size))
-
-        return types.CPointer(types.float64)(), codegen
-
-    return stack
-
-
-def inlined(fn: Any) -> Any:
-    """The user's dispatcher recompiled from its Python source with ``inline="always"`` (its other options kept):
-    inlined at numba-IR level into the generated loop. A plain dispatcher is called, not inlined, by LLVM, so the
-    scratch vectors it writes stay in memory: measured 11-12 ns against 3.5-4.5 ns per Euler–Maruyama step of OU
-    at d = 1."""
-    options = {key: value for key, value in fn.targetoptions.items() if key not in ("cache", "inline", "nopython")}
-    return njit(inline="always", **options)(fn.py_func)
-
-
-@lru_cache(maxsize=256)
-def inplace_form(fn: Any, fn_arity: int, matrix: bool) -> Any:
-    """fn as ``fn(x, out)``, inlined (`inlined`): the user's in-place map itself (arity 2) or an adapter copying
-    the array it returns."""
-    fn = inlined(fn)
-    if fn_arity == 2:
-        return fn
-    if matrix:
-        @njit(inline="always")
-        def step_matrix(x: np.ndarray, out: np.ndarray) -> None:
-            y = fn(x)
-            for i in range(out.shape[0]):  # explicit loops: a slice assignment measured ~5 s more to compile
-                for j in range(out.shape[1]):
-                    out[i, j] = y[i, j]
-
-        return step_matrix
-
-    @njit(inline="always")
-    def step(x: np.ndarray, out: np.ndarray) -> None:
-        y = fn(x)
-        for k in range(out.size):
-            out[k] = y[k]
-
-    return step
-
-
 # One path at a time, its state in scratch vectors and the generator's four words in local variables (registers);
 # every step is followed by the finiteness check, which stops the block with status = (path, step) instead of
-# letting NaN or inf run on. DRAW(z) stands for z = the next normal of the block's stream (`draw`).
+# letting NaN or inf run on. DRAW(z) stands for z = the next normal of the block's stream.
 _SOURCE = '''
 def run(x, out, saved, state, seg_steps, seg_h, seg_save, status):
 {alloc}
@@ -273,7 +196,7 @@ def integrator(scheme: str, noise: str, drift: Any, diffusion: Any, d: int, m: i
     used = [name for name in shapes if re.search(rf"\b{name}\b", body)]  # only the scratch the scheme uses
     alloc = "\n".join(f"    {name} = carray(stack_{math.prod(shapes[name])}(), {shapes[name]})" for name in used)
     constants = "            half_inv_sq = 0.5 / sq if sq > 0.0 else 0.0" if "half_inv_sq" in body else ""
-    namespace: dict[str, Any] = {"np": np, "math": math, "carray": carray, "draw": draw, "drift": drift,
+    namespace: dict[str, Any] = {"np": np, "math": math, "carray": carray, "draw": normal_step_outlined, "drift": drift,
                                  "diffusion": diffusion, "D": d, "M": m}
     namespace |= {f"stack_{math.prod(shape)}": stack_buffer(math.prod(shape)) for shape in shapes.values()}
     # d, m compile-time constants and the maps as globals: inlined, unrolled

@@ -112,7 +112,7 @@ class SDE:
         x = np.zeros(dim) if test_point is None else check_vector("test_point", test_point, dim)
         evaluate("drift", self.drift, drift_arity, x, (dim,))
         evaluate("diffusion", self.diffusion, diffusion_arity, x, self.diffusion_shape)
-        from ._kernels import inplace_form
+        from .._numba_inline import inplace_form
 
         general = self.noise == "general"
         maps = (inplace_form(self.drift, drift_arity, False), inplace_form(self.diffusion, diffusion_arity, general))

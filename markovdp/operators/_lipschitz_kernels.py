@@ -1,10 +1,10 @@
 """numba kernels of `LipschitzGaussianKernel` chains (imported only where a chain is sampled or ψ is applied).
 
-A chain is a list of *segments* (ψ, sigma, projection, repeats). `chain_sampler(psis, d)` compiles, once per
-tuple of distinct maps and dimension, one function that runs each point through every segment with its state
-in two scratch vectors (no pass over all points per step), drawing the normals inline from the numba-native
-generator `markovdp._fast_normal` (xoshiro256++ and a ziggurat; `normal_step` on the state words held in
-local variables).
+A chain is a list of *segments* (ψ, sigma, projection, repeats). `chain_sampler` compiles, once per tuple of
+distinct maps, dimension and segment kinds, one function that runs each point through every segment with its
+state in two stack vectors (no pass over all points per step), the user's maps inlined, drawing the normals
+inline from the numba-native generator `markovdp._fast_normal` (xoshiro256++ and a ziggurat;
+`normal_step_outlined` on the state words held in local variables).
 
 Order of the normals (what a plain implementation must reproduce to get the same floats): the points are taken
 in blocks of P = `BLOCK_POINTS`; block b (points b·P … b·P + P − 1) draws from its own xoshiro256++ stream,
@@ -18,34 +18,22 @@ depends on the root, its block and its place in the block only, not on how many 
 
 from __future__ import annotations
 
+import textwrap
 from functools import lru_cache
 from typing import Any
 
 import numpy as np
 from numba import njit
+from numba.np.numpy_support import carray
 
 from .. import _fast_normal as fast
+from .._numba_inline import stack_buffer
 from .._random import RNGLike, as_generator
-from ._projection_kernels import project_inplace
+from ._projection_kernels import project_ball, project_box
+from .projections import BALL, BOX, NO_PROJECTION
 
 #: Points per block: each block of points draws from its own xoshiro256++ stream (see the module docstring).
 BLOCK_POINTS = 4096
-
-
-@lru_cache(maxsize=256)
-def inplace_form(psi: Any, arity: int) -> Any:
-    """ψ as ``step(x, out)`` writing ψ(x) into out: the user's in-place map itself (arity 2) or an adapter that
-    copies the array a returning map allocates (arity 1)."""
-    if arity == 2:
-        return psi
-
-    @njit(inline="always")
-    def step(x: np.ndarray, out: np.ndarray) -> None:
-        y = psi(x)
-        for k in range(out.size):
-            out[k] = y[k]
-
-    return step
 
 
 def root_seed(rng: RNGLike) -> np.random.SeedSequence:
@@ -64,60 +52,64 @@ def block_states(rng: RNGLike, n: int) -> np.ndarray:
     return np.ascontiguousarray(states)
 
 
-# D is a compile-time constant: the loops over coordinates unroll, with no run-time vectorisation checks
-# (measured 2-4x faster at d = 1 than a run-time d). The projection is called only when there is one: its
-# inlined body holds an opaque call (libm sqrt) that otherwise makes the loop spill the generator's state
-# (measured 2.5x at d = 1 without a projection). Advancing 4 points in lockstep (unrolled) measured 1.0-1.6x
-# faster but compiled in 12 s instead of 3 s.
+# D and NOISE are compile-time constants, and so is each segment kind (map, projection): the branch on the kind is
+# taken once per segment, and inside it the map, the projection and the coordinate loops are inlined and unrolled,
+# with the point in two stack vectors and the generator's words in local variables, all kept in registers. A
+# projection chosen at run time inside the step loop (one function for every projection) measured 2.5x slower at
+# d = 1; advancing 4 points in lockstep measured 1.0-1.6x faster but compiled in 12 s instead of 3 s.
 _CHAIN_SOURCE = '''
-def run(x, out, states, noise, which, sigmas, repeats, codes, params, offsets):
+def run(x, out, states, kinds, sigmas, repeats, params, offsets):
     n = x.shape[0]
-    a = np.empty(D)
-    c = np.empty(D)
+    a = carray(stack_a(), (D,))
+    c = carray(stack_c(), (D,))
     s0 = s1 = s2 = s3 = np.uint64(0)
     for blk in range((n + BLOCK_POINTS - 1) // BLOCK_POINTS):
-        if noise:
+        if NOISE:
             s0, s1, s2, s3 = states[blk, 0], states[blk, 1], states[blk, 2], states[blk, 3]
         for i in range(blk * BLOCK_POINTS, min(n, (blk + 1) * BLOCK_POINTS)):
             for k in range(D):
                 a[k] = x[i, k]
-            for s in range(which.size):
-                w = which[s]
+            for s in range(kinds.size):
+                kind = kinds[s]
                 sigma = sigmas[s]
-                code = codes[s]
-                p = params[offsets[s]:offsets[s + 1]]
-                for _ in range(repeats[s]):
 {dispatch}
-                    if noise:
-                        for k in range(D):
-                            z, s0, s1, s2, s3 = normal_step(s0, s1, s2, s3)
-                            a[k] = c[k] + sigma * z
-                    else:
-                        for k in range(D):
-                            a[k] = c[k]
-                    if code != 0:
-                        project_inplace(code, p, a)
             for k in range(D):
                 out[i, k] = a[k]
 '''
 
+# One step of a segment kind: ψ, then the noise (NOISE) or none, then the projection (by its code).
+_STEP = {"map": "psi_{w}(a, c)",
+         "noise": "for k in range(D):\n    z, s0, s1, s2, s3 = draw(s0, s1, s2, s3)\n    a[k] = c[k] + sigma * z",
+         "copy": "for k in range(D):\n    a[k] = c[k]",
+         NO_PROJECTION: "", BALL: "project_ball(radius, a)", BOX: "project_box(box, a)"}
+_SETUP = {NO_PROJECTION: "", BALL: "radius = params[offsets[s]]", BOX: "box = params[offsets[s]:offsets[s + 1]]"}
+
+
+def _kind_source(j: int, w: int, code: int, noise: bool) -> str:
+    """The branch of segment kind j: `repeats[s]` steps of ψ_w, noise and the projection of the given code."""
+    step = "\n".join([_STEP["map"].format(w=w), _STEP["noise" if noise else "copy"], _STEP[code]]).strip("\n")
+    body = "\n".join(filter(None, [_SETUP[code], "for _ in range(repeats[s]):",
+                                    textwrap.indent(step, "    ")]))
+    return f"if kind == {j}:\n" + textwrap.indent(body, "    ")
+
 
 @lru_cache(maxsize=64)
-def chain_sampler(psis: tuple[Any, ...], d: int) -> Any:
-    """The compiled ``run(x, out, states, noise, which, sigmas, repeats, codes, params, offsets)`` on R^d.
+def chain_sampler(psis: tuple[Any, ...], d: int, kinds: tuple[tuple[int, int], ...], noise: bool) -> Any:
+    """The compiled ``run(x, out, states, kinds, sigmas, repeats, params, offsets)`` on R^d.
 
-    x, out: (n, d) float64; states: `block_states` for n points (unread when ``noise=False``); segment s
-    applies ``repeats[s]`` times y = Π(ψ_{which[s]}(x) + sigmas[s] Z), the projection given by ``codes[s]`` and
-    ``params[offsets[s]:offsets[s + 1]]`` (see `project_inplace`), Z in the order of the module docstring.
-    ``noise=False`` draws nothing and takes Z = 0 (then one step without projection is ψ itself).
-    Compiled once per (maps, d) and process (the source is generated, so not cached on disk): about a second.
+    psis: the distinct in-place maps (`markovdp._numba_inline.inplace_form`); kinds: the distinct segment kinds
+    (index into psis, projection code), compiled in. x, out: (n, d) float64; states: `block_states` for n points
+    (unread when not `noise`); segment s, of kind ``kinds[s]``, applies ``repeats[s]`` times
+    y = Π(ψ(x) + sigmas[s] Z), the projection's parameters being ``params[offsets[s]:offsets[s + 1]]``, Z in the
+    order of the module docstring. ``noise=False`` draws nothing and projects nothing: y = ψ(x).
+    Compiled once per (maps, d, kinds, noise) and process (the source is generated, so not cached on disk).
     """
-    lines = [f"                    {'if' if j == 0 else 'elif'} w == {j}:\n                        psi_{j}(a, c)"
-             for j in range(len(psis))]
-    if len(psis) == 1:
-        lines = ["                    psi_0(a, c)"]
-    namespace: dict[str, Any] = {"np": np, "project_inplace": project_inplace, "normal_step": fast.normal_step,
-                                 "BLOCK_POINTS": BLOCK_POINTS, "D": d}
+    branches = [_kind_source(j, w, code if noise else NO_PROJECTION, noise) for j, (w, code) in enumerate(kinds)]
+    dispatch = "\n".join(b if j == 0 else "el" + b for j, b in enumerate(branches))
+    namespace: dict[str, Any] = {"np": np, "carray": carray, "draw": fast.normal_step_outlined,
+                                 "project_ball": project_ball, "project_box": project_box,
+                                 "BLOCK_POINTS": BLOCK_POINTS, "D": d, "NOISE": noise,
+                                 "stack_a": stack_buffer(d), "stack_c": stack_buffer(d)}
     namespace.update({f"psi_{j}": psi for j, psi in enumerate(psis)})
-    exec(_CHAIN_SOURCE.format(dispatch="\n".join(lines)), namespace)  # one branch per distinct map
+    exec(_CHAIN_SOURCE.format(dispatch=textwrap.indent(dispatch, " " * 16)), namespace)
     return njit(namespace["run"])

@@ -11,18 +11,29 @@ from .projections import BALL, BOX
 
 
 @njit(cache=True, inline="always")
+def project_ball(radius: float, x: np.ndarray) -> None:
+    """x ← Π_W(x) for W the centred L2 ball of the given radius (`Ball`): x·radius/||x||_2 outside it."""
+    sq = 0.0
+    for k in range(x.size):
+        sq += x[k] * x[k]
+    if sq > radius * radius:
+        scale = radius / math.sqrt(sq)
+        for k in range(x.size):
+            x[k] *= scale
+
+
+@njit(cache=True, inline="always")
+def project_box(parameters: np.ndarray, x: np.ndarray) -> None:
+    """x ← Π_W(x) for W the box [lo, hi] (`Box`; parameters = (lo_1 … lo_d, hi_1 … hi_d)): coordinatewise clip."""
+    d = x.size
+    for k in range(d):
+        x[k] = min(max(x[k], parameters[k]), parameters[d + k])
+
+
+@njit(cache=True, inline="always")
 def project_inplace(code: int, parameters: np.ndarray, x: np.ndarray) -> None:
     """x ← Π_W(x) for one point x of R^d; code 0 leaves x unchanged (W = R^d), 1 is `Ball`, 2 is `Box`."""
-    d = x.size
     if code == BALL:
-        sq = 0.0
-        for k in range(d):
-            sq += x[k] * x[k]
-        radius = parameters[0]
-        if sq > radius * radius:
-            scale = radius / math.sqrt(sq)
-            for k in range(d):
-                x[k] *= scale
+        project_ball(parameters[0], x)
     elif code == BOX:
-        for k in range(d):
-            x[k] = min(max(x[k], parameters[k]), parameters[d + k])
+        project_box(parameters, x)

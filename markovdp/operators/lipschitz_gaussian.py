@@ -235,7 +235,8 @@ def sample_chain(kernels: Sequence[MarkovOperator] | MarkovOperator, x: ArrayLik
 def _sample_segments(segments: list[tuple[LipschitzGaussianKernel, int]], x: ArrayLike, rng: RNGLike,
                      noise: bool = True) -> NDArray[np.float64]:
     """The chain of segments (kernel, repeats) at each point; ``noise=False``: ψ alone (no noise, no projection)."""
-    from ._lipschitz_kernels import block_states, chain_sampler, inplace_form
+    from .._numba_inline import inplace_form
+    from ._lipschitz_kernels import block_states, chain_sampler
 
     dim = segments[0][0].dim
     for kernel, _ in segments[1:]:
@@ -252,15 +253,16 @@ def _sample_segments(segments: list[tuple[LipschitzGaussianKernel, int]], x: Arr
     steps = [inplace_form(k.psi, _arity(k.psi)) for k, _ in merged]
     psis = tuple(dict.fromkeys(steps))
     forms = [no_projection() if k.projection is None or not noise else k.projection.numba_form() for k, _ in merged]
+    segment_kinds = [(psis.index(step), code) for step, (code, _) in zip(steps, forms, strict=True)]
+    kinds = tuple(dict.fromkeys(segment_kinds))
     params = [p for _, p in forms]
     out = np.empty_like(flat)
     states = block_states(rng, flat.shape[0]) if noise else np.zeros((0, 4), dtype=np.uint64)
-    chain_sampler(psis, dim)(
-        flat, out, states, noise,
-        np.array([psis.index(s) for s in steps], dtype=np.int64),
+    chain_sampler(psis, dim, kinds, noise)(
+        flat, out, states,
+        np.array([kinds.index(kind) for kind in segment_kinds], dtype=np.int64),
         np.array([k.sigma if noise else 0.0 for k, _ in merged]),
         np.array([r for _, r in merged], dtype=np.int64),
-        np.array([code for code, _ in forms], dtype=np.int64),
         np.concatenate([np.zeros(0), *params]),
         np.concatenate([[0], np.cumsum([p.size for p in params])]).astype(np.int64),
     )
