@@ -25,10 +25,14 @@ from .exact import privacy_epsilon, privacy_profile, renyi_profile, worst_pair
 from .intrinsic_sensitivity import (
     brownian_intrinsic_sensitivity,
     coordinate_carre_du_champ,
+    default_y_bounds,
+    integrate_kappa,
     intrinsic_kappa,
+    intrinsic_sensitivity_with_error,
     numerical_intrinsic_sensitivity,
     ou_intrinsic_sensitivity,
     semigroup_intrinsic_sensitivity,
+    semigroup_log_density,
 )
 from .iteration import (
     lipschitz_chain_opt_rdp,
@@ -46,12 +50,14 @@ from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 
 __all__ = [
     "BernoulliLeCam", "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
-    "brownian_intrinsic_sensitivity", "certify", "coordinate_carre_du_champ", "describe", "dobrushin", "doeblin",
-    "gaussian_shift_rdp", "intrinsic_kappa", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
+    "brownian_intrinsic_sensitivity", "certify", "coordinate_carre_du_champ", "default_y_bounds", "describe",
+    "dobrushin", "doeblin", "gaussian_shift_rdp", "integrate_kappa", "intrinsic_kappa",
+    "intrinsic_sensitivity_with_error", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
     "ldp_contraction_bound", "ldp_epsilon", "ldp_profile", "le_cam_bound", "lipschitz_chain_opt_rdp",
     "lipschitz_chain_rdp", "lipschitz_gaussian_shift_rdp", "lipschitz_kernel_rdp", "lipschitz_path_rdp",
     "noisy_sgd_convex_rdp", "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "numerical_intrinsic_sensitivity", "opt_factor",
     "ou_intrinsic_sensitivity", "privacy_epsilon", "privacy_profile", "product_tv", "rdp_bound", "rdp_delta_curve",
-    "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "theorem", "theorems",
-    "translation_coupling_point", "translation_coupling_rdp", "ultra_mixing", "unregister", "worst_pair",
+    "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "semigroup_log_density",
+    "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp", "ultra_mixing", "unregister",
+    "worst_pair",
 ]
