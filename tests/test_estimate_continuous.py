@@ -308,6 +308,125 @@ def test_weighted_estimate_equality_includes_ess():
 
 
 # -------------------------------------------------------------------------------------------------
+# numerics of the vectorised one-pass kernels (issue 6 §5): against mpmath, math.fsum and numpy/scipy formulas
+
+
+def test_vectorised_exp_is_within_two_ulp_of_mpmath():
+    """exp_nonpositive(z) = e^z for z <= 0 within 2^-52 relative (60-digit mpmath); 0 below −708, 1 at 0."""
+    import mpmath
+
+    from markovdp.divergences._estimate_kernels import exp_nonpositive
+
+    rng = rng_for("exp")
+    halves = -np.arange(2043) * np.log(2.0) / 2  # the reduction's cut points and their neighbours
+    z = np.concatenate([-rng.uniform(0.0, 1.0, 500), -rng.uniform(0.0, 708.0, 500), -np.exp(rng.uniform(-40, 6.5, 500)),
+                        np.nextafter(halves, 0.0), np.nextafter(halves, -np.inf), [0.0, -5e-324, -1e-300, -708.0]])
+    z = z[z >= -708.0]
+    with mpmath.workdps(60):
+        err = max(abs(mpmath.mpf(exp_nonpositive(float(v))) / mpmath.exp(mpmath.mpf(float(v))) - 1) for v in z)
+    assert err < 2.0**-52
+    assert exp_nonpositive(0.0) == 1.0
+    assert [exp_nonpositive(v) for v in (-708.1, -745.2, -1e308, -np.inf)] == [0.0] * 4
+
+
+LOSSES = {  # L = log p − log q arrays (n = 20001) with ties at the top, ±inf and wide or narrow spreads
+    "normal": rng_for("L/normal").normal(0.3, 1.0, 20001),
+    "heavy": rng_for("L/heavy").standard_t(2, 20001) * 5.0,
+    "narrow": rng_for("L/narrow").normal(0.0, 1e-3, 20001),
+    "with -inf": np.where(rng_for("L/ninf").random(20001) < 0.2, -np.inf, rng_for("L/ninf2").normal(0.0, 2.0, 20001)),
+    "with +inf": np.concatenate([rng_for("L/pinf").normal(1.0, 3.0, 20000), [np.inf]]),
+}
+
+
+@pytest.mark.parametrize("case", sorted(LOSSES))
+def test_one_pass_sums_match_exact_sums_of_libm_terms(case):
+    """Kernel sums (vectorised exp, SIMD-lane sums) vs math.fsum of terms from numpy's expm1/exp (<= 1e-13)."""
+    import math
+
+    from markovdp.divergences._estimate_kernels import hockey_stick_term_sums, weight_sums
+
+    L = LOSSES[case]
+    for eps in (0.0, 0.3, 5.0, 50.0):
+        with np.errstate(invalid="ignore", over="ignore"):
+            terms = np.where(L > eps, -np.expm1(eps - L), 0.0)
+        s1, s2 = hockey_stick_term_sums(L, eps)
+        np.testing.assert_allclose([s1, s2], [math.fsum(terms), math.fsum(terms**2)], rtol=1e-13, atol=1e-300)
+    finite = L[L < np.inf]
+    top = float(finite.max())
+    for a in (1e-3, 1.0, 30.0, 999.0):
+        u = np.exp(a * (finite - top))
+        s1, s2 = weight_sums(finite, a, top)
+        np.testing.assert_allclose([s1, s2], [math.fsum(u), math.fsum(u**2)], rtol=1e-13)
+
+
+def test_density_ratio_estimates_match_their_numpy_formulas_at_extreme_orders():
+    """The estimators vs their documented formulas in numpy/scipy (logsumexp, two-pass variance), 1e-12."""
+    from scipy.special import logsumexp, ndtri
+
+    n, z = 20001, ndtri(0.975)
+    for case in ("normal", "heavy", "with -inf"):
+        L = LOSSES[case]
+        log_ratio = lambda x, L=L: L  # noqa: E731
+        for eps in (0.0, 0.3, 5.0, 50.0):
+            with np.errstate(invalid="ignore", over="ignore"):
+                terms = np.where(L > eps, -np.expm1(eps - L), 0.0)
+            m, s = terms.mean(), terms.std(ddof=1)
+            half = np.sqrt(2 * s**2 * np.log(80) / n) + 7 * np.log(80) / (3 * (n - 1))
+            est = estimate_hockey_stick_importance(np.zeros(n), eps=eps, log_ratio=log_ratio)
+            np.testing.assert_allclose([est.value, est.ci_low, est.ci_high],
+                                       [m, max(m - half, 0.0), min(m + half, 1.0)], rtol=1e-12, atol=1e-15)
+        for alpha in (2.0, 30.0, 1e3):
+            a = alpha - 1.0
+            log_mean = logsumexp(a * L) - np.log(n)
+            w = np.exp(a * L - logsumexp(a * L))  # weights over their sum
+            sd_over_mean = np.sqrt(n / (n - 1) * (n * np.sum(w**2) - 1.0))  # sd of the weights / their mean
+            low_arg, high_arg = 1.0 - z * sd_over_mean / np.sqrt(n), 1.0 + z * sd_over_mean / np.sqrt(n)
+            est = estimate_renyi_density_ratio(np.zeros(n), alpha=alpha, log_ratio=log_ratio)
+            expected = [max(log_mean / a, 0.0), max((log_mean + np.log(low_arg)) / a, 0.0) if low_arg > 0 else 0.0,
+                        max((log_mean + np.log(high_arg)) / a, 0.0)]
+            np.testing.assert_allclose([est.value, est.ci_low, est.ci_high], expected, rtol=1e-12, atol=1e-15)
+            np.testing.assert_allclose(est.ess, 1.0 / np.sum(w**2), rtol=1e-12)
+
+
+def test_finiteness_check_finds_every_position_and_layout():
+    """The one-pass check of float64 samples (and the fallback for other layouts) gives `_points`' answers."""
+    from markovdp.divergences._estimate_kernels import all_finite
+
+    x = rng_for("finite").normal(size=1001)
+    assert all_finite(x)
+    for bad in (np.nan, np.inf, -np.inf):
+        for i in (0, 500, 1000):
+            y = x.copy()
+            y[i] = bad
+            assert not all_finite(y)
+            for samples in (y, y.reshape(-1, 1), np.asfortranarray(np.stack([y, y], axis=1)), y[::2]):
+                with pytest.raises(ValueError, match="`samples_p`"):
+                    estimate_hockey_stick_importance(samples, eps=0.1, log_ratio=lambda s: np.zeros(s.shape[0]))
+    xp, _ = draws("layout", "d2")
+    strided, kw = xp[0][::2], densities("d2")
+    for call, arg in ((estimate_hockey_stick_importance, dict(eps=0.3)),
+                      (estimate_renyi_density_ratio, dict(alpha=2.0))):
+        assert call(strided, **arg, **kw) == call(np.ascontiguousarray(strided), **arg, **kw)
+        assert call(np.asfortranarray(xp[0]), **arg, **kw) == call(xp[0], **arg, **kw)
+
+
+def test_a_nan_log_ratio_is_found_by_the_estimators_own_pass():
+    """NaN anywhere in a `log_ratio` result raises naming it, for scalar and array eps / alpha."""
+    x = rng_for("nan-ratio").normal(size=101)
+    for i in (0, 50, 100):
+        def log_ratio(s, i=i):
+            out = np.zeros(s.shape[0])
+            out[i] = np.nan
+            return out
+        for call, arg in ((estimate_hockey_stick_importance, dict(eps=0.1)),
+                          (estimate_hockey_stick_importance, dict(eps=[50.0, 0.0])),
+                          (estimate_renyi_density_ratio, dict(alpha=2.0)),
+                          (estimate_renyi_density_ratio, dict(alpha=[2.0, 1e3]))):
+            with pytest.raises(ValueError, match="`log_ratio`"):
+                call(x, log_ratio=log_ratio, **arg)
+
+
+# -------------------------------------------------------------------------------------------------
 # bad input
 
 

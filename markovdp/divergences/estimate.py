@@ -318,21 +318,27 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
 
 
 def _cp_lower(x: NDArray[Any], n: Any, miss: float) -> NDArray[np.float64]:
-    """One-sided Clopper–Pearson lower bound: P(p < bound) <= miss. 0 when x = 0."""
-    from scipy import stats  # here, not at import: scipy.stats costs ~0.6 s to import
+    """One-sided Clopper–Pearson lower bound: P(p < bound) <= miss. 0 when x = 0.
+
+    The miss-quantile of Beta(x, n − x + 1), by `scipy.special.betaincinv` (what `scipy.stats.beta.ppf` calls,
+    bit for bit, without its ~0.1 ms of argument handling per call)."""
+    from scipy.special import betaincinv  # here, not at import: `import markovdp` stays light
 
     x = np.asarray(x)
     safe = np.where(x > 0, x, 1)
-    return np.where(x > 0, stats.beta.ppf(miss, safe, n - x + 1), 0.0)
+    return np.where(x > 0, betaincinv(safe, n - x + 1, miss), 0.0)
 
 
 def _cp_upper(x: NDArray[Any], n: Any, miss: float) -> NDArray[np.float64]:
-    """One-sided Clopper–Pearson upper bound: P(p > bound) <= miss. 1 when x = n."""
-    from scipy import stats  # here, not at import (see _cp_lower)
+    """One-sided Clopper–Pearson upper bound: P(p > bound) <= miss. 1 when x = n.
+
+    The upper miss-quantile of Beta(x + 1, n − x), by `scipy.special.betainccinv` (`scipy.stats.beta.isf`'s
+    routine, bit for bit)."""
+    from scipy.special import betainccinv  # here, not at import (see _cp_lower)
 
     x = np.asarray(x)
     safe = np.where(x < n, n - x, 1)
-    return np.where(x < n, stats.beta.isf(miss, x + 1, safe), 1.0)
+    return np.where(x < n, betainccinv(x + 1, safe, miss), 1.0)
 
 
 def _box(tp: NDArray[np.int64], tq: NDArray[np.int64], confidence: float) -> tuple[NDArray[np.float64], ...]:
@@ -543,11 +549,14 @@ def _renyi(cp: NDArray[np.int64], cq: NDArray[np.int64], alpha: Real, confidence
            *, upper: bool = True, seed: Any = None) -> Estimate:
     alpha = np.asarray(alpha, dtype=np.float64)
     tp, tq = cp.sum(axis=0), cq.sum(axis=0)
-    p_low, p_high, q_low, q_high = _box(tp, tq, confidence)
-    # S is increasing in every p_y and decreasing in every q_y (alpha > 1), so the box corners bound it.
-    value = np.maximum(_renyi_at(tp / tp.sum(), tq / tq.sum(), alpha), 0.0)
-    low = np.maximum(_renyi_at(p_low, q_high, alpha), 0.0)
-    high = np.maximum(_renyi_at(p_high, q_low, alpha), 0.0) if upper else np.full(np.shape(value), np.nan)
+    # S is increasing in every p_y and decreasing in every q_y (alpha > 1), so the box corners bound it; the
+    # corners of `_box`, computed only where used (each inversion of the beta law costs ~0.25 ms for 32 cells).
+    miss = (1.0 - confidence) / (2 * tp.size) / 2
+    n_p, n_q = tp.sum(), tq.sum()
+    value = np.maximum(_renyi_at(tp / n_p, tq / n_q, alpha), 0.0)
+    low = np.maximum(_renyi_at(_cp_lower(tp, n_p, miss), _cp_upper(tq, n_q, miss), alpha), 0.0)
+    high = (np.maximum(_renyi_at(_cp_upper(tp, n_p, miss), _cp_lower(tq, n_q, miss), alpha), 0.0) if upper
+            else np.full(np.shape(value), np.nan))
     return Estimate(_out(value), _out(low), _out(high), _n(cp, cq), label, confidence, seed)
 
 

@@ -40,8 +40,8 @@ from .estimate import (
     _cp_upper,
     _excess,
     _out,
+    _renyi,
     estimate_hockey_stick_from_counts,
-    estimate_renyi_from_counts,
     split_counts,
 )
 
@@ -59,14 +59,22 @@ _RANGE_POINTS = 2**16
 # points of R^d and log-density ratios (shared with estimate_density_ratio)
 
 
+def _all_finite(arr: NDArray[np.float64]) -> bool:
+    if arr.flags.c_contiguous:
+        from ._estimate_kernels import all_finite  # numba: imported where used
+
+        return bool(all_finite(arr.reshape(-1)))
+    return bool(np.isfinite(arr.min()) and np.isfinite(arr.max()))
+
+
 def _points(name: str, samples: Any) -> tuple[NDArray[np.float64], int]:
     """Finite points of R^d as (array, d): shape (n,) when d = 1 ((n, 1) is read as (n,)), (n, d) otherwise.
 
-    A float64 array is used as is (no copy) once its min and max are finite; anything else goes through
-    `check_real`, which names the offending value.
+    A float64 array is used as is (no copy) once it is found finite (C-contiguous: one numba pass; otherwise its
+    min and max); anything else goes through `check_real`, which names the offending value.
     """
     arr = samples if isinstance(samples, np.ndarray) and samples.dtype == np.float64 else None
-    if arr is None or not (arr.size and np.isfinite(arr.min()) and np.isfinite(arr.max())):
+    if arr is None or not (arr.size and _all_finite(arr)):
         arr = np.asarray(check_real(name, samples), dtype=np.float64)
     if arr.ndim not in (1, 2) or arr.shape[0] == 0 or (arr.ndim == 2 and arr.shape[1] == 0):
         raise fail(name, "a non-empty array of points of R^d, shape (n,) or (n, d)", f"shape {arr.shape}")
@@ -395,7 +403,6 @@ def estimate_renyi_histogram(samples_p: ArrayLike, samples_q: ArrayLike, *, alph
     _check_split_sizes(xp, xq)
     yp, yq, note = _projected(xp, xq, d, direction)
     cp, cq, cells = _histogram_counts(yp, yq, bins)
-    est = estimate_renyi_from_counts(cp[1:], cq[1:], alpha=alpha, confidence=confidence, seed=seed)
-    n = min(xp.shape[0], xq.shape[0])
-    no_upper = _out(np.full(np.shape(est.value), np.nan))  # the box's upper end bounds the binned laws only
-    return dataclasses.replace(est, ci_high=no_upper, n=n, method="histogram" + cells + note)
+    # the box's upper end bounds the binned laws only: not computed, ci_high NaN
+    est = _renyi(cp[1:], cq[1:], alpha, confidence, "histogram" + cells + note, upper=False, seed=seed)
+    return dataclasses.replace(est, n=min(xp.shape[0], xq.shape[0]))
