@@ -103,6 +103,7 @@ from .guarantees import (
     renyi_profile,
     semigroup_intrinsic_sensitivity,
     semigroup_log_density,
+    semigroup_log_ratio_gradient,
     theorem,
     theorems,
     translation_coupling_point,
@@ -225,7 +226,7 @@ __all__ = [
     "post_processed_gaussian_mse", "post_processed_gaussian_mse_at", "privacy_epsilon", "privacy_profile",
     "product_tv", "project_simplex", "q_min", "randomness_bits", "rdp_bound", "rdp_delta_curve", "rdp_to_dp",
     "renyi", "renyi_profile", "rr_key_law", "sample_chain", "semigroup_intrinsic_sensitivity",
-    "semigroup_log_density", "sequence_channel", "shift_noise", "simulate", "tanh_map", "task_seed", "tensor",
-    "tensor_power", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp", "tv",
-    "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
+    "semigroup_log_density", "semigroup_log_ratio_gradient", "sequence_channel", "shift_noise", "simulate",
+    "tanh_map", "task_seed", "tensor", "tensor_power", "theorem", "theorems", "translation_coupling_point",
+    "translation_coupling_rdp", "tv", "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
 ]

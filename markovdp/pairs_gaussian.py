@@ -132,9 +132,9 @@ def _ball_hockey_stick(pairs: GaussianBallPair, eps: Array) -> Array:
 @pairs_renyi.register
 def _ball_renyi(pairs: GaussianBallPair, alpha: Array) -> Array:
     """STD-GaussRenyi at the largest Mahalanobis distance: alpha ratio² / 2 (alpha = inf: inf unless ratio = 0)."""
-    ratio = pairs.ratio
-    with np.errstate(invalid="ignore"):
-        out = alpha * ratio**2 / 2.0
+    ratio = np.float64(pairs.ratio)  # ratio * ratio overflows to inf (a Python float's ** would raise)
+    with np.errstate(invalid="ignore", over="ignore"):
+        out = alpha * (ratio * ratio) / 2.0
     return np.where(np.isinf(alpha), 0.0 if ratio == 0.0 else math.inf, out)
 
 

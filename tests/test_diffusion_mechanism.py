@@ -239,3 +239,10 @@ def test_dimension_mismatch_is_incompatible_spaces():
         M.sample(np.zeros((4, 2)))
     with pytest.raises(IncompatibleSpaces):
         M >> md.GaussianKernel(1.0, 2)
+
+
+def test_a_sensitivity_beyond_the_float_range_gives_infinite_rdp_not_an_overflow():
+    """Δ = 1e160: (Δ/s)² overflows; the exact pair's Rényi divergence and every certify rule answer inf."""
+    mechanism = DiffusionMechanism(OrnsteinUhlenbeckSemigroup(1.0, 1.0), 1.0, 1e160)
+    assert md.certify(mechanism).renyi(2.0) == math.inf
+    np.testing.assert_array_equal(md.renyi_profile(mechanism, [2.0, math.inf]), [math.inf, math.inf])

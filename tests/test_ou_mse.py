@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -201,3 +202,20 @@ def test_bad_kinds_name_the_parameter():
         matched_gaussian_mse(1.0, 1.0, 1.0, 2.5)
     with pytest.raises(TypeError, match="`value`"):
         ou_mse(1.0, 1.0, 1.0, "f")
+
+
+@pytest.mark.parametrize(("theta", "rho", "t", "value"), [
+    (1.0, 1e160, 1.0, [1.0]), (1.0, 1e-160, 1.0, [1.0]), (1.0, 1e-160, 1.0, [0.0, 0.0]),
+    (1e-300, 1.0, 1e-300, [1e200]), (1.0, 1e-170, 2.0, [1e-170, 0.0]), (2.0, 1e100, 1e-250, [1e250]),
+    (1.0, 1.0, 1.0, [1e200, 1e200])])
+def test_mse_at_extreme_parameters_matches_mpmath(theta, rho, t, value):
+    """BBGG-MSE: E_OU and E_GM at overflowing / underflowing rho, theta t and ||f||: the correct double (inf above
+    the largest one), never an exception (rho**2 used to raise OverflowError)."""
+    big = 1.7976931348623157e308
+    with mpmath.workdps(60):
+        th, r, tt = (mpmath.mpf(v) for v in (theta, rho, t))
+        f2 = sum(mpmath.mpf(v) ** 2 for v in value)
+        ou = (-mpmath.expm1(-th * tt)) ** 2 * f2 + len(value) * r**2 / th * -mpmath.expm1(-2 * th * tt)
+        gm = len(value) * r**2 * mpmath.expm1(2 * th * tt) / th
+    for got, want in [(ou_mse(theta, rho, t, value), ou), (matched_gaussian_mse(theta, rho, t, len(value)), gm)]:
+        assert got == (math.inf if want > big else pytest.approx(float(want), rel=1e-12, abs=1e-323))

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 
+import mpmath
 import numpy as np
 import pytest
 from hypothesis import given, settings
@@ -380,3 +381,46 @@ def test_dimension_mismatch_is_incompatible_spaces(call):
         call(OrnsteinUhlenbeckSemigroup(1.0, 1.0, dim=2))
     with pytest.raises(IncompatibleSpaces):
         BrownianSemigroup(1).at(1.0).sample(np.zeros((4, 2)))
+
+
+@pytest.mark.parametrize(("P", "t"), [(BrownianSemigroup(2), 0.7), (BrownianSemigroup(1), 1e12),
+                                      (OrnsteinUhlenbeckSemigroup(0.7, 1.3, dim=2), 0.4),
+                                      (OrnsteinUhlenbeckSemigroup(1.0, 1.0), 35.0)], ids=repr)
+def test_log_ratio_gradient_is_the_closed_form(P, t):
+    """∇_y (log p_t(x, y) − log p_t(x', y)) = e^(−theta t) (x − x') / s_t² at every y (BBGG-OU; Brownian: theta = 0,
+    s_t² = 2t), written here from the transition laws; mpmath for the OU variance."""
+    x, x_prime = np.linspace(0.3, -0.4, P.dim), np.linspace(-1.0, 2.0, P.dim)
+    y = np.linspace(-2.0, 3.0, 5 * P.dim).reshape(5, P.dim)
+    theta = getattr(P, "theta", None)
+    if theta is None:
+        gain = 1.0 / (2.0 * t)
+    else:
+        with mpmath.workdps(30):
+            var = mpmath.mpf(P.rho) ** 2 / theta * -mpmath.expm1(-2 * mpmath.mpf(theta) * t)
+            gain = float(mpmath.exp(-theta * mpmath.mpf(t)) / var)
+    got = P.log_ratio_gradient(t, x if P.dim > 1 else x[0], x_prime if P.dim > 1 else x_prime[0],
+                               y if P.dim > 1 else y[:, 0])
+    np.testing.assert_allclose(got, np.broadcast_to(gain * (x - x_prime), (5, P.dim)), rtol=1e-13)
+
+
+@pytest.mark.parametrize(("theta", "rho", "delta", "t"), [(1.0, 1.0, 1e160, 1.0), (1e-300, 1.0, 1.0, 1e-300),
+                                                          (1.0, 1e-160, 1.0, 1.0), (1.0, 1e160, 1e-10, 1.0)])
+def test_intrinsic_sensitivity_methods_never_overflow(theta, rho, delta, t):
+    """BBGG-C7 / BBGG-BM through the semigroup methods at extreme inputs: inf or the mpmath value, no exception
+    (they used to raise OverflowError / ZeroDivisionError)."""
+    with mpmath.workdps(60):
+        th, r, dl, tt = (mpmath.mpf(v) for v in (theta, rho, delta, t))
+        exact_ou, exact_bm = th * dl**2 / (2 * r**2 * mpmath.expm1(2 * th * tt)), dl**2 / (4 * tt)
+    for got, want in [(OrnsteinUhlenbeckSemigroup(theta, rho).intrinsic_sensitivity(delta, t), exact_ou),
+                      (BrownianSemigroup(1).intrinsic_sensitivity(delta, t), exact_bm)]:
+        assert got == (math.inf if want > 1.7976931348623157e308 else pytest.approx(float(want), rel=1e-12, abs=1e-323))
+
+
+@pytest.mark.parametrize(("theta", "t"), [(1e-300, 1e-300), (1.0, 1.0), (1e-8, 3.0), (1.0, 1e-12), (1e300, 1.0)])
+def test_ou_spread_where_theta_t_underflows(theta, t):
+    """BBGG-OU: s_t = sqrt((rho²/theta)(1 − e^(−2 theta t))) against mpmath, also where 2 theta t underflows
+    (it used to be 0 there, so P_t(x) was a point mass)."""
+    rho = 2.0
+    with mpmath.workdps(40):
+        exact = mpmath.sqrt(mpmath.mpf(rho) ** 2 / theta * -mpmath.expm1(-2 * mpmath.mpf(theta) * t))
+    assert OrnsteinUhlenbeckSemigroup(theta, rho).spread(t) == pytest.approx(float(exact), rel=1e-14, abs=0.0)

@@ -106,6 +106,19 @@ class IsotropicGaussianSemigroup(Semigroup):
         out = -0.5 * sq / s2 - 0.5 * self.dim * np.log(2.0 * np.pi * s2)
         return out - self.invariant_log_density(ys) if measure == "invariant" else out
 
+    def log_ratio_gradient(self, t: float, x: ArrayLike, x_prime: ArrayLike, y: ArrayLike) -> Array:
+        """∇_y (log p_t(x, y) − log p_t(x', y)) = a(t) (x − x') / s(t)², the same at every y: shape (n, dim) for n
+        points y (the analytic gradient of BBGG-T6's log ratio, so the numerical route has no cancellation).
+
+        x and x' are single points of R^dim; y points of shape (n, dim) (or (n,) for dim = 1). t > 0.
+        """
+        t = check_positive("t", t)
+        xs = check_space_points("x", x, self.space).reshape(self.dim)
+        xp = check_space_points("x_prime", x_prime, self.space).reshape(self.dim)
+        n = np.size(y) // self.dim
+        gain = self.decay(t) / self.spread(t) ** 2
+        return np.broadcast_to(gain * (xs - xp), (n, self.dim)).copy()
+
     def generator(self, f: TestFunction) -> Callable[[ArrayLike], Array]:
         """L f as a callable x ↦ (L f)(x) = <u(x), ∇f(x)> + c² Δf(x) (BBGG-S), by central differences of f.
 

@@ -42,9 +42,13 @@ class BrownianSemigroup(IsotropicGaussianSemigroup):
         return None
 
     def intrinsic_sensitivity(self, sensitivity: float, t: float) -> float:
-        """Λ(t) = Δ²/(4t) (BBGG-BM, BBGG-T6): the Gaussian mechanism with sigma² = 2t is (alpha, alpha Λ(t))-RDP."""
-        sensitivity, t = check_positive("sensitivity", sensitivity), check_positive("t", t)
-        return sensitivity**2 / (4.0 * t)
+        """Λ(t) = Δ²/(4t) (BBGG-BM, BBGG-T6): the Gaussian mechanism with sigma² = 2t is (alpha, alpha Λ(t))-RDP.
+
+        `markovdp.guarantees.intrinsic_sensitivity.brownian_intrinsic_sensitivity` (inf on overflow), t > 0.
+        """
+        from ..guarantees.intrinsic_sensitivity import brownian_intrinsic_sensitivity
+
+        return brownian_intrinsic_sensitivity(sensitivity, check_positive("t", t))
 
 
 __all__ = ["BrownianSemigroup"]

@@ -15,9 +15,11 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_int, check_positive, check_range, check_vector
+from ..guarantees.intrinsic_sensitivity import _quotient
 
 
 def _params(theta: float, rho: float, t: float) -> tuple[float, float, float]:
@@ -33,8 +35,19 @@ def ou_mse(theta: float, rho: float, t: float, value: ArrayLike) -> float:
     """
     theta, rho, t = _params(theta, rho, t)
     f = check_vector("value", value)
-    shrink = -math.expm1(-theta * t)  # 1 − e^(−theta t)
-    return shrink**2 * float(f @ f) + f.size * (rho**2 / theta) * -math.expm1(-2.0 * theta * t)
+    if t == 0.0:
+        return 0.0
+    largest = float(np.abs(f).max())
+    norm = largest * float(np.sqrt(((f / largest) ** 2).sum())) if largest > 0.0 else 0.0  # no overflow of ||f||²
+    # 1 − e^(−u) = u (1 − e^(−u))/u with u = theta t: exact where u underflows
+    bias = _quotient((theta, t, _one_minus_exp_ratio(theta * t)) * 2 + (norm, norm), ()) if norm > 0.0 else 0.0
+    noise = _quotient((float(f.size), rho, rho, 2.0 * t, _one_minus_exp_ratio(2.0 * theta * t)), ())
+    return bias + noise
+
+
+def _one_minus_exp_ratio(u: float) -> float:
+    """(1 − e^(−u))/u for u >= 0 (1 at u = 0 or where u underflowed)."""
+    return -math.expm1(-u) / u if u >= np.finfo(np.float64).tiny else 1.0
 
 
 def matched_gaussian_variance(theta: float, rho: float, t: float) -> float:
@@ -42,7 +55,12 @@ def matched_gaussian_variance(theta: float, rho: float, t: float) -> float:
     RDP alpha Delta²/(2 s~²) = alpha Lambda(t), the OU mechanism's (BBGG-MSE, BBGG-C7); inf once it overflows."""
     theta, rho, t = _params(theta, rho, t)
     x = 2.0 * theta * t
-    return math.inf if x > 709.0 else rho**2 * math.expm1(x) / theta
+    if x > 709.0:
+        return math.inf
+    if t == 0.0:
+        return 0.0
+    # rho² (e^x − 1)/theta = 2 rho² t (e^x − 1)/x: exact where x underflows
+    return _quotient((rho, rho, 2.0 * t, math.expm1(x) / x if x >= np.finfo(np.float64).tiny else 1.0), ())
 
 
 def matched_gaussian_mse(theta: float, rho: float, t: float, dim: int) -> float:
@@ -87,9 +105,9 @@ def ou_mse_ratio(theta: float, rho: float, t: float, dim: int, radius: float) ->
     theta, rho = check_positive("theta", theta), check_positive("rho", rho)
     t = check_positive("t", t)
     d = check_int("dim", dim, minimum=1)
-    r2 = check_positive("radius", radius) ** 2
     u = theta * t
-    return math.exp(-2.0 * u) * (1.0 + theta * r2 / (d * rho**2) * math.tanh(0.5 * u))
+    r = check_positive("radius", radius)
+    return math.exp(-2.0 * u) * (1.0 + _quotient((theta, r, r, math.tanh(0.5 * u)), (float(d), rho, rho)))
 
 
 def ou_theorem8_condition(theta: float, rho: float, dim: int, radius: float) -> bool:

@@ -33,8 +33,11 @@ class OrnsteinUhlenbeckSemigroup(IsotropicGaussianSemigroup):
         return math.exp(-self.theta * t)
 
     def spread(self, t: float) -> float:
-        """sqrt((rho²/theta)(1 − e^(−2 theta t))), with expm1 so that small t keeps full precision."""
-        return self.rho * math.sqrt(-math.expm1(-2.0 * self.theta * t) / self.theta)
+        """sqrt((rho²/theta)(1 − e^(−2 theta t))) = rho sqrt(2t (1 − e^(−x))/x), x = 2 theta t, with expm1 so that
+        small t keeps full precision (and the factor (1 − e^(−x))/x is 1 where x underflows: theta = t = 1e-300)."""
+        x = 2.0 * self.theta * t
+        ratio = -math.expm1(-x) / x if x >= np.finfo(np.float64).tiny else 1.0
+        return self.rho * math.sqrt(2.0 * t * ratio)
 
     def drift(self, x: Array) -> Array:
         return -self.theta * x
@@ -61,11 +64,12 @@ class OrnsteinUhlenbeckSemigroup(IsotropicGaussianSemigroup):
     def intrinsic_sensitivity(self, sensitivity: float, t: float) -> float:
         """Λ(t) = theta Δ² / (2 rho² (e^(2 theta t) − 1)) (BBGG-C7): M_t^f is (alpha, alpha Λ(t))-RDP, tightly.
 
-        Computed as e^(−2 theta t) / (1 − e^(−2 theta t)) (expm1), finite for every t > 0 (0 once it underflows).
+        `markovdp.guarantees.intrinsic_sensitivity.ou_intrinsic_sensitivity`: no exception at extreme parameters
+        (inf on overflow, 0 on underflow, Δ²/(4 rho² t) where theta t underflows), t > 0.
         """
-        sensitivity, t = check_positive("sensitivity", sensitivity), check_positive("t", t)
-        x = 2.0 * self.theta * t
-        return self.theta * sensitivity**2 / (2.0 * self.rho**2) * math.exp(-x) / -math.expm1(-x)
+        from ..guarantees.intrinsic_sensitivity import ou_intrinsic_sensitivity
+
+        return ou_intrinsic_sensitivity(self.theta, self.rho, sensitivity, check_positive("t", t))
 
 
 __all__ = ["OrnsteinUhlenbeckSemigroup"]

@@ -33,6 +33,7 @@ from .intrinsic_sensitivity import (
     ou_intrinsic_sensitivity,
     semigroup_intrinsic_sensitivity,
     semigroup_log_density,
+    semigroup_log_ratio_gradient,
 )
 from .iteration import (
     lipschitz_chain_opt_rdp,
@@ -58,6 +59,6 @@ __all__ = [
     "noisy_sgd_convex_rdp", "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "numerical_intrinsic_sensitivity", "opt_factor",
     "ou_intrinsic_sensitivity", "privacy_epsilon", "privacy_profile", "product_tv", "rdp_bound", "rdp_delta_curve",
     "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "semigroup_log_density",
-    "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp", "ultra_mixing", "unregister",
-    "worst_pair",
+    "semigroup_log_ratio_gradient", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp",
+    "ultra_mixing", "unregister", "worst_pair",
 ]

@@ -8,7 +8,8 @@ the classes inside the rules, so this module imports nothing but the core.
 
 - BBGG-BM: Brownian motion, Lambda(t) = Delta²/(4t) (the Brownian example of BBGG-T6; its own ID).
 - BBGG-T6: the numerical route (`semigroup_intrinsic_sensitivity`) for a semigroup with ``log_density`` and
-  ``carre_du_champ``, computed on first use and raised by quad's error estimate.
+  ``carre_du_champ`` and no closed form (Brownian motion and OU decline: BBGG-BM / BBGG-C7 give the exact value),
+  computed at certify time (a failure of the route is NotApplicable with its reason) and raised by its error bound.
 - BBGG-C7: the Ornstein–Uhlenbeck closed form, tight.
 """
 
@@ -29,6 +30,7 @@ from .intrinsic_sensitivity import (
     intrinsic_sensitivity_with_error,
     ou_intrinsic_sensitivity,
     semigroup_log_density,
+    semigroup_log_ratio_gradient,
 )
 from .rdp_curves import rdp_bound
 from .registry import theorem
@@ -46,12 +48,17 @@ def _diffusion(subject: Any, theorem_id: str) -> Any:
 
 
 def linear_rdp_curve(intrinsic: Callable[[], float]) -> Callable[[NDArray[np.float64]], NDArray[np.float64]]:
-    """alpha ↦ alpha Lambda for finite alpha, inf at alpha = inf (Lambda from `intrinsic()`, called once)."""
+    """alpha ↦ alpha Lambda for finite alpha, inf at alpha = inf (Lambda from `intrinsic()`, called once).
+
+    A Lambda that is NaN or negative raises ValueError (never an RDP curve of 0)."""
     cache: list[float] = []
 
     def curve(alpha: NDArray[np.float64]) -> NDArray[np.float64]:
         if not cache:
-            cache.append(float(intrinsic()))
+            lam = float(intrinsic())
+            if not lam >= 0.0:
+                raise ValueError(f"the intrinsic sensitivity Lambda must be a number >= 0 (or inf); got {lam!r}.")
+            cache.append(lam)
         alpha = np.asarray(alpha, dtype=np.float64)
         finite = np.isfinite(alpha)
         slope = np.where(finite, alpha, 0.0) * cache[0] if cache[0] > 0.0 else np.zeros(alpha.shape)
@@ -81,53 +88,76 @@ def bm(subject: Any) -> Bound | NotApplicable:
     return rdp_bound("BBGG-BM", _inputs(mechanism, intrinsic_sensitivity=lam), linear_rdp_curve(lambda: lam))
 
 
-def _worst_pairs(semigroup: Any, sensitivity: float, dim: int) -> list[tuple[NDArray[np.float64], ...]] | None:
-    """Pairs (x, x') whose largest ∫ kappa is Lambda: x = 0, x' = Delta e_1 for Brownian motion and OU (kappa
-    depends on ||x − x'|| only), the pairs of a semigroup's own ``sensitivity_pairs(sensitivity)``; else None."""
-    isotropic = tuple(c for c in (_class("diffusions.brownian", "BrownianSemigroup"),
-                                  _class("diffusions.ornstein_uhlenbeck", "OrnsteinUhlenbeckSemigroup")) if c)
-    if isotropic and isinstance(semigroup, isotropic):
-        return [(np.zeros(dim), sensitivity * np.eye(dim)[0])]
+def _worst_pairs(semigroup: Any, sensitivity: float) -> list[tuple[NDArray[np.float64], ...]] | None:
+    """The pairs (x, x') whose largest ∫ kappa is Lambda: the semigroup's own ``sensitivity_pairs(sensitivity)``;
+    else None."""
     declared = getattr(semigroup, "sensitivity_pairs", None)
     if callable(declared):
         return [(np.asarray(x, dtype=np.float64), np.asarray(xp, dtype=np.float64)) for x, xp in declared(sensitivity)]
     return None
 
 
+def _has_closed_form(semigroup: Any, mechanism: Any) -> bool:
+    """Whether ``semigroup.intrinsic_sensitivity(sensitivity, t)`` gives Lambda (rather than NotImplementedError,
+    `Semigroup`'s default)."""
+    method = getattr(semigroup, "intrinsic_sensitivity", None)
+    if not callable(method):
+        return False
+    try:
+        method(mechanism.sensitivity, mechanism.t)
+    except NotImplementedError:
+        return False
+    return True
+
+
+#: Errors of the numerical route that make BBGG-T6 NotApplicable (with the message) rather than fail certify.
+ROUTE_ERRORS = (ValueError, ArithmeticError, NotImplementedError)
+
+
 @theorem("BBGG-T6")
 def t6(subject: Any) -> Bound | NotApplicable:
     """BBGG-T6: M_t^f is (alpha, alpha Lambda(t))-RDP, Lambda(t) = sup ∫_t^∞ sup_y Gamma(log p_s(x,·)/p_s(x',·)) ds.
 
-    The numerical route (`markovdp.guarantees.intrinsic_sensitivity`): kappa by optimisation over y in
-    `default_y_bounds`, the integral by quadrature, plus quad's error estimate; computed on first use. Needs the
-    semigroup's ``log_density`` and ``carre_du_champ`` and the pairs attaining the sup over the L2 ball: x = 0,
-    x' = Delta e_1 for Brownian motion and OU, or the semigroup's ``sensitivity_pairs(sensitivity)``.
+    The numerical route (`markovdp.guarantees.intrinsic_sensitivity`): kappa by a multistart local search over y
+    in `default_y_bounds` (clipped to the semigroup's ``log_density_domain`` if it has one) — a numerical sup over
+    that box, not a proof —, the integral by quadrature, plus the route's error bound; computed here, so that a
+    failure of the route (a y the density refuses, a gradient lost in rounding, a quadrature that does not
+    converge) is NotApplicable with its reason. Needs the semigroup's ``log_density`` and ``carre_du_champ`` and
+    the pairs attaining the sup over the L2 ball (``sensitivity_pairs(sensitivity)``). Declines a semigroup with
+    a closed-form ``intrinsic_sensitivity`` (Brownian motion, OU: BBGG-BM / BBGG-C7 give the exact value).
     """
     mechanism = _diffusion(subject, "BBGG-T6")
     if isinstance(mechanism, NotApplicable):
         return mechanism
     semigroup = mechanism.semigroup
+    if _has_closed_form(semigroup, mechanism):
+        return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) is not needed: {type(semigroup).__name__} has a closed-"
+                                        f"form intrinsic sensitivity, which applies (BBGG-BM / BBGG-C7, exact).")
     missing = [name for name in ("log_density", "carre_du_champ") if not callable(getattr(semigroup, name, None))]
     if missing:
         return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) needs the semigroup's {' and '.join(missing)}.")
     dim = int(mechanism.dim)
-    pairs = _worst_pairs(semigroup, mechanism.sensitivity, dim)
+    try:
+        pairs = _worst_pairs(semigroup, mechanism.sensitivity)
+    except ROUTE_ERRORS as exc:
+        return NotApplicable("BBGG-T6", f"BBGG-T6: {type(semigroup).__name__}.sensitivity_pairs"
+                                        f"({mechanism.sensitivity!r}) failed: {exc}")
     if pairs is None:
         return NotApplicable("BBGG-T6", f"BBGG-T6 needs the pairs (x, x') attaining the sup over the L2 ball for "
-                                        f"{type(semigroup).__name__}: give it a sensitivity_pairs(sensitivity) method "
-                                        f"(Brownian motion and OU: x = 0, x' = Delta e_1).")
+                                        f"{type(semigroup).__name__}: give it a sensitivity_pairs(sensitivity) method.")
     log_density = semigroup_log_density(semigroup, dim)
     carre = coordinate_carre_du_champ(semigroup.carre_du_champ, dim)
-    x0 = pairs[0][0]
-    log_density(mechanism.t, x0, x0.reshape(1, dim))  # NotImplementedError (no closed form) now: NotApplicable
-    carre(x0.reshape(1, dim), np.zeros((1, dim)))
-
-    def intrinsic() -> float:
-        return max(sum(intrinsic_sensitivity_with_error(log_density, carre, x, x_prime, mechanism.t,
-                                                        y_bounds=default_y_bounds(x, x_prime)))
-                   for x, x_prime in pairs)
-
-    return rdp_bound("BBGG-T6", _inputs(mechanism, route="numerical", pairs=len(pairs)), linear_rdp_curve(intrinsic))
+    domain = getattr(semigroup, "log_density_domain", None)
+    try:
+        lam = max(sum(intrinsic_sensitivity_with_error(log_density, carre, x, x_prime, mechanism.t,
+                                                       y_bounds=default_y_bounds(x, x_prime, domain=domain),
+                                                       gradient=semigroup_log_ratio_gradient(semigroup, x, x_prime)))
+                  for x, x_prime in pairs)
+    except ROUTE_ERRORS as exc:
+        return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) failed for {type(semigroup).__name__} at t = "
+                                        f"{mechanism.t!r}, sensitivity {mechanism.sensitivity!r}: {exc}")
+    return rdp_bound("BBGG-T6", _inputs(mechanism, route="numerical", pairs=len(pairs), intrinsic_sensitivity=lam),
+                     linear_rdp_curve(lambda: lam))
 
 
 @theorem("BBGG-C7")
