@@ -51,18 +51,23 @@ def _named(fn: Any, name: str) -> Any:
 
 @lru_cache(maxsize=256)
 def _affine(matrix: tuple[tuple[float, ...], ...], shift: tuple[float, ...], name: str) -> Any:
-    """ψ(x) = A x + c, compiled with A and c as constants (cached by their values)."""
+    """ψ(x) = A x + c, compiled with A and c as constants (cached by their values).
+
+    Column by column (out += A[:, j] x_j, with Aᵀ stored so that a column is contiguous): each out_i still sums
+    c_i, A_i0 x_0, A_i1 x_1, … in that order (the same floats as row by row), and LLVM vectorises over i (measured
+    ~10% faster in a chain at d = 10). `x` and `out` must not overlap."""
     from numba import njit
 
-    A, c = np.array(matrix), np.array(shift)
+    At, c = np.ascontiguousarray(np.array(matrix).T), np.array(shift)
     d = c.size
 
     def psi(x: NDArray[np.float64], out: NDArray[np.float64]) -> None:
         for i in range(d):
-            acc = c[i]
-            for j in range(d):
-                acc += A[i, j] * x[j]
-            out[i] = acc
+            out[i] = c[i]
+        for j in range(d):
+            xj = x[j]
+            for i in range(d):
+                out[i] += At[j, i] * xj
 
     return _everywhere(njit(_named(psi, name)))
 
