@@ -34,6 +34,8 @@ LOG_DECADES = 8
 LOG_GAP = 3.0
 #: Values spanning more than this ratio get a log y axis.
 LOG_SPAN = 100.0
+#: Characters of a title or axis label per inch of figure (about 11 pt text): longer ones wrap onto more lines.
+CHARS_PER_INCH = 10
 REQUIRED = ("bound", "bound_theorem", "exact", "estimate", "ci_low", "ci_high", "verdict")
 
 
@@ -263,7 +265,8 @@ def figure(ds: xr.Dataset) -> Any:
     positions = np.asarray(x_values, dtype=np.float64) if numeric_x else np.arange(len(x_values), dtype=float)
     log_x = numeric_x and positions.min() > 0 and positions.max() / positions.min() >= 10
 
-    fig, axes = plt.subplots(n_rows, n_cols, figsize=(3.4 + 3.1 * n_cols, 1.2 + 2.5 * n_rows), sharex=True,
+    width, height = 3.4 + 3.1 * n_cols, 1.2 + 2.5 * n_rows  # inches
+    fig, axes = plt.subplots(n_rows, n_cols, figsize=(width, height), sharex=True,
                              sharey=True, squeeze=False, layout="constrained")
     colours = plt.get_cmap("tab10" if len(hue_vals) <= 10 else "viridis")
     hue_colour = {h: (colours(i) if len(hue_vals) <= 10 else colours(i / max(1, len(hue_vals) - 1)))
@@ -297,7 +300,7 @@ def figure(ds: xr.Dataset) -> Any:
     for ax in axes.flat[len(facets):]:
         ax.set_visible(False)
     fig.supxlabel(_label(ds, x) if x else "", fontsize=10)  # once for the shared axis: no overlapping labels
-    fig.supylabel(quantity(ds), fontsize=10)
+    fig.supylabel(textwrap.fill(quantity(ds), int(CHARS_PER_INCH * height)), fontsize=10)
 
     single = f" ({all_winners[0]})" if len(all_winners) == 1 else ""
     handles = [Line2D([], [], color="tab:red" if not hue_dims else "0.3", marker="v", lw=1.2, label=claim + single),
@@ -317,8 +320,9 @@ def figure(ds: xr.Dataset) -> Any:
     fig.legend(handles=handles, loc="outside right center", fontsize=8, frameon=False)
     fixed_text = _values_text(fixed, [ds[d].values[0] for d in fixed])
     name, theory = ds.attrs.get("scenario", ""), ds.attrs.get("theory_id", "")
-    fig.suptitle(f"{name}{f' ({theory})' if theory != name else ''}: {quantity(ds)}"
-                 + (f" at {fixed_text}" if fixed_text else ""), fontsize=11)
+    title = f"{name}{f' ({theory})' if theory != name else ''}: {quantity(ds)}" + (f" at {fixed_text}" if fixed_text
+                                                                                 else "")
+    fig.suptitle(textwrap.fill(title, int(CHARS_PER_INCH * width)), fontsize=11)  # long titles wrap, not clip
     return fig
 
 
