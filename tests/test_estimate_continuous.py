@@ -353,10 +353,10 @@ def test_one_pass_sums_match_exact_sums_of_libm_terms(case):
         np.testing.assert_allclose([s1, s2], [math.fsum(terms), math.fsum(terms**2)], rtol=1e-13, atol=1e-300)
     finite = L[L < np.inf]
     top = float(finite.max())
-    for a in (1e-3, 1.0, 30.0, 999.0):
-        u = np.exp(a * (finite - top))
-        s1, s2 = weight_sums(finite, a, top)
-        np.testing.assert_allclose([s1, s2], [math.fsum(u), math.fsum(u**2)], rtol=1e-13)
+    for a in (1e-6, 1e-3, 1.0, 30.0, 999.0):
+        u, w = np.exp(a * (finite - top)), np.expm1(a * (finite - top))
+        np.testing.assert_allclose(weight_sums(finite, a, top),
+                                   [math.fsum(u), math.fsum(u**2), math.fsum(w), math.fsum(w**2)], rtol=1e-13)
 
 
 def test_density_ratio_estimates_match_their_numpy_formulas_at_extreme_orders():
@@ -513,3 +513,23 @@ def test_bad_input_raises_naming_the_parameter(call, kwargs, error, match):
 def test_incompatible_spaces_message_names_both_sizes():
     with pytest.raises(IncompatibleSpaces, match="`samples_q` are points of R\\^2; `samples_p` are points of R\\^1"):
         estimate_hockey_stick_event(X1, X2, eps=0.1)
+
+
+@pytest.mark.parametrize("alpha", [1.0 + 1e-6, 1.0 + 1e-3, 1.5])
+def test_density_ratio_near_alpha_one_matches_the_formula_in_50_digits(alpha):
+    """Near alpha = 1 every weight e^{(alpha − 1) L} is close to 1: the estimate and both ends of its interval vs
+    the documented formula in mpmath at 50 digits (mean and sample variance of the weights, log of mean ± half),
+    to 1e-9 relative — sums of u rather than of u − 1 lost up to 1e-3 here."""
+    import mpmath
+    from scipy.special import ndtri
+
+    L = LOSSES["normal"][:4001]
+    n, a = L.size, alpha - 1.0
+    with mpmath.workdps(50):
+        u = [mpmath.exp(mpmath.mpf(a) * mpmath.mpf(float(v))) for v in L]
+        mean = mpmath.fsum(u) / n
+        var = mpmath.fsum((x - mean) ** 2 for x in u) / (n - 1)
+        half = mpmath.mpf(float(ndtri(0.975))) * mpmath.sqrt(var / n)
+        expected = [float(mpmath.log(m) / a) for m in (mean, mean - half, mean + half)]
+    est = estimate_renyi_density_ratio(np.zeros(n), alpha=alpha, log_ratio=lambda x: L)
+    np.testing.assert_allclose([est.value, est.ci_low, est.ci_high], np.maximum(expected, 0.0), rtol=1e-9)

@@ -212,20 +212,24 @@ def estimate_renyi_density_ratio(samples_p: ArrayLike, *, alpha: ArrayLike, log_
     if top_loss == -np.inf:
         raise fail("log_density_p", "> -inf at some sample of P (the samples are not from this density)", "-inf")
     a1 = (alpha - 1.0).reshape(-1)
-    log_mean, mean_u, sd_u, ess = (np.empty(a1.size) for _ in range(4))
+    value, low, high, ess = (np.empty(a1.size) for _ in range(4))
+    z = _z(confidence)
     from ._estimate_kernels import weight_sums  # numba: imported where used
 
     for i, a in enumerate(a1):
-        # the weights over the largest one (a > 0: the same sample for every alpha), each in [0, 1]
-        s1, s2 = weight_sums(loss, float(a), top_loss)
-        mean_u[i], ess[i] = s1 / n, s1 * s1 / s2
-        sd_u[i] = np.sqrt(max(s2 - s1 * mean_u[i], 0.0) / (n - 1))
-        log_mean[i] = a * top_loss + np.log(mean_u[i])
-    half = _z(confidence) * sd_u / np.sqrt(n)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        value = np.maximum(log_mean / a1, 0.0)
-        low = np.where(mean_u - half > 0, np.maximum((a1 * top_loss + np.log(mean_u - half)) / a1, 0.0), 0.0)
-        high = np.maximum((a1 * top_loss + np.log(mean_u + half)) / a1, 0.0)
+        # the weights over the largest one, u in [0, 1] (a > 0: the same sample for every alpha); the mean and
+        # variance from the sums of w = u − 1 when the mean u is near 1 (alpha near 1: log1p of mean w), else from
+        # those of u (log of mean u), so that neither cancels
+        u1, u2, w1, w2 = weight_sums(loss, float(a), top_loss)
+        ess[i] = u1 * u1 / u2
+        near_one = u1 > 0.5 * n
+        s1, s2 = (w1, w2) if near_one else (u1, u2)
+        log_of_mean_u = np.log1p if near_one else np.log  # of the mean of w = u − 1, or of u
+        mean = s1 / n
+        half = z * np.sqrt(max(s2 - s1 * mean, 0.0) / (n - 1)) / np.sqrt(n)
+        value[i] = max((a * top_loss + log_of_mean_u(mean)) / a, 0.0)
+        low[i] = max((a * top_loss + log_of_mean_u(mean - half)) / a, 0.0) if u1 / n > half else 0.0
+        high[i] = max((a * top_loss + log_of_mean_u(mean + half)) / a, 0.0)
     fields = (value, low, high, ess)
     value, low, high, ess = (f.reshape(shape) for f in fields)
     return WeightedEstimate(_out(value), _out(low), _out(high), n, "density-ratio-clt", confidence, seed,
