@@ -88,15 +88,18 @@ def _diagonal(scales: tuple[float, ...], name: str) -> Any:
 
 @lru_cache(maxsize=256)
 def _tanh(scale: float, name: str) -> Any:
-    """L tanh(x) with tanh(v) = sign(v) (−e / (2 + e)), e = expm1(−2|v|): within 2 ulps of libm's tanh and
-    measured 2x faster in numba (the cost of a tanh chain is mostly tanh)."""
+    """L tanh(x) with tanh(v) = sign(v) (−e / (2 + e)), e = expm1(−2|v|) by `markovdp._fast_math` (plain
+    arithmetic, no libm call): within 2 ulps of the correctly rounded value, and measured 1.6-1.9x faster in a
+    chain than through libm's expm1 (the cost of a tanh chain is mostly tanh)."""
     import math
 
     from numba import njit
 
+    from .._fast_math import expm1_nonpositive
+
     def psi(x: NDArray[np.float64], out: NDArray[np.float64]) -> None:
         for i in range(x.size):
-            e = math.expm1(-2.0 * abs(x[i]))
+            e = expm1_nonpositive(-2.0 * abs(x[i]))
             out[i] = scale * math.copysign(-e / (2.0 + e), x[i])
 
     return _everywhere(njit(_named(psi, name)))
