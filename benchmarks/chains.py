@@ -7,12 +7,13 @@ steps·points·d per second. It is compared with numpy's ``standard_normal`` rat
 generator filling that buffer (`markovdp._fast_normal.fill_normals`: the ceiling for a chain that uses every draw),
 and with the sum of the chain's two costs measured apart: r applications of ψ alone (the same compiled loop without
 noise or projection) plus the chain's normals drawn by `fill_normals` (x ψ+draw: near 1 when the chain adds nothing
-to the map and the generator; a map dearer than a normal, such as tanh through libm's expm1 at 16-34 ns, caps the
-chain below numpy's rate whatever the loop does). Target (issue 6 §5): chain rate >= 2.0x numpy's rate. ψ = 0.9 x
-(scaled: the Gaussian chain with a contraction), 0.9 Q x (linear: a dense rotation, d² multiply-adds a step; the
-identity in d = 1) and 0.9 tanh(x), W a ball. The machine is small and shared (2 cores), so the
-measurements are interleaved: each round times every case once (best of two calls), ratios are formed within the
-round, and the median and range over rounds are reported. The first call of each (map, d) is the compile time.
+to the map and the generator; a map dearer than a normal, such as tanh (an exponential and a division, 12-25 ns a
+step in a dependent chain), caps the chain below numpy's rate whatever the loop does). Target (issue 6 §5): chain
+rate >= 2.0x numpy's rate. ψ = 0.9 x (scaled: the Gaussian chain with a contraction), 0.9 Q x (linear: a dense
+rotation, d² multiply-adds a step; the identity in d = 1) and 0.9 tanh(x), W a ball. The machine is small and shared
+(2 cores), so the measurements are interleaved: each round times every case once (best of two calls), ratios are
+formed within the round, and the median and range over rounds are reported. The first call of each (map, d) is the
+compile time.
 """
 
 from __future__ import annotations
