@@ -56,4 +56,4 @@ def expm1_nonpositive(z: float) -> float:
     p, scale = exp_parts(max(z, EXP_FLOOR))
     if z < EXP_FLOOR:
         return -1.0
-    return p if scale == 1.0 else (1.0 + p) * scale - 1.0
+    return p * scale + (scale - 1.0)  # (1 + p) 2^n − 1 with 2^n − 1 exact: no rounding of 1 + p

@@ -207,7 +207,7 @@ def test_bad_kinds_name_the_parameter():
 @pytest.mark.parametrize(("theta", "rho", "t", "value"), [
     (1.0, 1e160, 1.0, [1.0]), (1.0, 1e-160, 1.0, [1.0]), (1.0, 1e-160, 1.0, [0.0, 0.0]),
     (1e-300, 1.0, 1e-300, [1e200]), (1.0, 1e-170, 2.0, [1e-170, 0.0]), (2.0, 1e100, 1e-250, [1e250]),
-    (1.0, 1.0, 1.0, [1e200, 1e200])])
+    (1.0, 1.0, 1.0, [1e200, 1e200]), (1.0, 1e-150, 400.0, [0.0]), (1e10, 1e-3, 3.55e-8, [1.0])])
 def test_mse_at_extreme_parameters_matches_mpmath(theta, rho, t, value):
     """BBGG-MSE: E_OU and E_GM at overflowing / underflowing rho, theta t and ||f||: the correct double (inf above
     the largest one), never an exception (rho**2 used to raise OverflowError)."""

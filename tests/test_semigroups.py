@@ -346,7 +346,7 @@ def test_intrinsic_sensitivity_by_quadrature(P, t):
 def test_intrinsic_sensitivity_extremes_are_finite():
     P = OrnsteinUhlenbeckSemigroup(1.0, 1.0)
     assert P.intrinsic_sensitivity(1.0, 1e-12) == pytest.approx(1.0 / (4e-12), rel=1e-6)
-    assert P.intrinsic_sensitivity(1.0, 1e4) == 0.0
+    assert P.intrinsic_sensitivity(1.0, 1e4) == 5e-324  # e^(−2e4) rounded up to the smallest double, not to 0
 
 
 # --------------------------------------------------------------------------------------------- bad input
@@ -416,10 +416,12 @@ def test_intrinsic_sensitivity_methods_never_overflow(theta, rho, delta, t):
         assert got == (math.inf if want > 1.7976931348623157e308 else pytest.approx(float(want), rel=1e-12, abs=1e-323))
 
 
-@pytest.mark.parametrize(("theta", "t"), [(1e-300, 1e-300), (1.0, 1.0), (1e-8, 3.0), (1.0, 1e-12), (1e300, 1.0)])
+@pytest.mark.parametrize(("theta", "t"), [(1e-300, 1e-300), (1.0, 1.0), (1e-8, 3.0), (1.0, 1e-12), (1e300, 1.0),
+                                          (1.0, 1e308), (1e200, 1e200), (1e8, 1e300), (0.3, 1.5)])
 def test_ou_spread_where_theta_t_underflows(theta, t):
     """BBGG-OU: s_t = sqrt((rho²/theta)(1 − e^(−2 theta t))) against mpmath, also where 2 theta t underflows
-    (it used to be 0 there, so P_t(x) was a point mass)."""
+    (it used to be 0 there, so P_t(x) was a point mass), and where 2 theta t or 2t overflow (NaN or 0 there
+    once)."""
     rho = 2.0
     with mpmath.workdps(40):
         exact = mpmath.sqrt(mpmath.mpf(rho) ** 2 / theta * -mpmath.expm1(-2 * mpmath.mpf(theta) * t))

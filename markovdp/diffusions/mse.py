@@ -55,8 +55,9 @@ def matched_gaussian_variance(theta: float, rho: float, t: float) -> float:
     RDP alpha Delta²/(2 s~²) = alpha Lambda(t), the OU mechanism's (BBGG-MSE, BBGG-C7); inf once it overflows."""
     theta, rho, t = _params(theta, rho, t)
     x = 2.0 * theta * t
-    if x > 709.0:
-        return math.inf
+    if x > 709.0:  # e^x overflows: log s~² = 2 log rho + x + log1p(−e^(−x)) − log theta
+        log_value = 2.0 * math.log(rho) + x + math.log1p(-math.exp(-x)) - math.log(theta)
+        return math.inf if log_value > 709.78 else math.exp(log_value)
     if t == 0.0:
         return 0.0
     # rho² (e^x − 1)/theta = 2 rho² t (e^x − 1)/x: exact where x underflows

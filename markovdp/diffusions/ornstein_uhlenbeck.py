@@ -34,8 +34,11 @@ class OrnsteinUhlenbeckSemigroup(IsotropicGaussianSemigroup):
 
     def spread(self, t: float) -> float:
         """sqrt((rho²/theta)(1 − e^(−2 theta t))) = rho sqrt(2t (1 − e^(−x))/x), x = 2 theta t, with expm1 so that
-        small t keeps full precision (and the factor (1 − e^(−x))/x is 1 where x underflows: theta = t = 1e-300)."""
+        small t keeps full precision (and the factor (1 − e^(−x))/x is 1 where x underflows: theta = t = 1e-300);
+        for x >= 1, rho sqrt((1 − e^(−x))/theta) directly, which stays finite where x or 2t overflow."""
         x = 2.0 * self.theta * t
+        if x >= 1.0:
+            return self.rho * math.sqrt(-math.expm1(-x) / self.theta)
         ratio = -math.expm1(-x) / x if x >= np.finfo(np.float64).tiny else 1.0
         return self.rho * math.sqrt(2.0 * t * ratio)
 

@@ -74,7 +74,7 @@ def weight_sums(loss: np.ndarray, a: float, top: float) -> tuple[float, float, f
         z = a * (loss[i] - top)
         p, scale = exp_parts(max(z, EXP_FLOOR))
         u = (1.0 + p) * scale
-        w = p if scale == 1.0 else u - 1.0
+        w = p * scale + (scale - 1.0)  # u − 1 as `expm1_nonpositive`
         if z < EXP_FLOOR:
             u, w = 0.0, -1.0
         su += u

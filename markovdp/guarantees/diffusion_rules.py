@@ -8,7 +8,7 @@ the classes inside the rules, so this module imports nothing but the core.
 
 - BBGG-BM: Brownian motion, Lambda(t) = Delta²/(4t) (the Brownian example of BBGG-T6; its own ID).
 - BBGG-T6: the numerical route (`semigroup_intrinsic_sensitivity`) for a semigroup with ``log_density`` and
-  ``carre_du_champ`` and no closed form (Brownian motion and OU decline: BBGG-BM / BBGG-C7 give the exact value),
+  ``carre_du_champ`` (Brownian motion and OU decline: BBGG-BM / BBGG-C7 give the exact value),
   computed at certify time (a failure of the route is NotApplicable with its reason) and raised by its error bound.
 - BBGG-C7: the Ornstein–Uhlenbeck closed form, tight.
 """
@@ -97,17 +97,13 @@ def _worst_pairs(semigroup: Any, sensitivity: float) -> list[tuple[NDArray[np.fl
     return None
 
 
-def _has_closed_form(semigroup: Any, mechanism: Any) -> bool:
-    """Whether ``semigroup.intrinsic_sensitivity(sensitivity, t)`` gives Lambda (rather than NotImplementedError,
-    `Semigroup`'s default)."""
-    method = getattr(semigroup, "intrinsic_sensitivity", None)
-    if not callable(method):
-        return False
-    try:
-        method(mechanism.sensitivity, mechanism.t)
-    except NotImplementedError:
-        return False
-    return True
+def _has_closed_form(semigroup: Any) -> bool:
+    """Whether BBGG-BM or BBGG-C7 certifies this semigroup exactly (a `BrownianSemigroup` or an
+    `OrnsteinUhlenbeckSemigroup`): then the numerical route is not needed. A user's semigroup with its own
+    ``intrinsic_sensitivity`` is not enough, since no rule reads that method: T6 computes Lambda for it."""
+    exact = [_class("diffusions.brownian", "BrownianSemigroup"),
+             _class("diffusions.ornstein_uhlenbeck", "OrnsteinUhlenbeckSemigroup")]
+    return any(cls is not None and isinstance(semigroup, cls) for cls in exact)
 
 
 #: Errors of the numerical route that make BBGG-T6 NotApplicable (with the message) rather than fail certify.
@@ -123,16 +119,16 @@ def t6(subject: Any) -> Bound | NotApplicable:
     that box, not a proof —, the integral by quadrature, plus the route's error bound; computed here, so that a
     failure of the route (a y the density refuses, a gradient lost in rounding, a quadrature that does not
     converge) is NotApplicable with its reason. Needs the semigroup's ``log_density`` and ``carre_du_champ`` and
-    the pairs attaining the sup over the L2 ball (``sensitivity_pairs(sensitivity)``). Declines a semigroup with
-    a closed-form ``intrinsic_sensitivity`` (Brownian motion, OU: BBGG-BM / BBGG-C7 give the exact value).
+    the pairs attaining the sup over the L2 ball (``sensitivity_pairs(sensitivity)``). Declines Brownian motion and OU,
+    where BBGG-BM / BBGG-C7 give the exact value.
     """
     mechanism = _diffusion(subject, "BBGG-T6")
     if isinstance(mechanism, NotApplicable):
         return mechanism
     semigroup = mechanism.semigroup
-    if _has_closed_form(semigroup, mechanism):
-        return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) is not needed: {type(semigroup).__name__} has a closed-"
-                                        f"form intrinsic sensitivity, which applies (BBGG-BM / BBGG-C7, exact).")
+    if _has_closed_form(semigroup):
+        return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) is not needed: BBGG-BM / BBGG-C7 give the exact "
+                                        f"intrinsic sensitivity of a {type(semigroup).__name__}.")
     missing = [name for name in ("log_density", "carre_du_champ") if not callable(getattr(semigroup, name, None))]
     if missing:
         return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) needs the semigroup's {' and '.join(missing)}.")

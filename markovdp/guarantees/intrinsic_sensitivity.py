@@ -113,8 +113,10 @@ def ou_intrinsic_sensitivity(theta: float, rho: float, sensitivity: float, t: fl
 
     With x = 2 theta t: ``theta Delta² / (2 rho² expm1(x))`` by `_quotient` (no intermediate overflow) for
     x < 700; Delta²/(4 rho² t (1 + theta t)) where x underflows (theta = t = 1e-300); c e^(−x)/(1 − e^(−x)),
-    c = theta Delta²/(2 rho²), for larger x, in log space only where c or e^(−x) leaves the normal floats.
-    inf at t = 0 or when it overflows, 0 only when it underflows; never an exception. `theta`, `rho`,
+    c = theta Delta²/(2 rho²), for larger x, in log space only where c or e^(−x) leaves the normal floats (there
+    rounded upwards by a bound on the rounding of the logs, ~1e-11 relative).
+    inf at t = 0 or when it overflows; never an exception (in the log-space branch a value below the smallest
+    double is rounded up to it). `theta`, `rho`,
     `sensitivity` > 0, `t` >= 0. The one implementation (`OrnsteinUhlenbeckSemigroup.intrinsic_sensitivity`
     calls it).
     """
@@ -134,8 +136,14 @@ def ou_intrinsic_sensitivity(theta: float, rho: float, sensitivity: float, t: fl
     decay = math.exp(-x)
     if tiny <= c < math.inf and decay >= tiny:
         return c * decay / -math.expm1(-x)
-    log_value = math.log(theta) + 2.0 * (math.log(delta) - math.log(rho)) - math.log(2.0) - _log_expm1(x)
-    return math.inf if log_value > 709.78 else math.exp(log_value)
+    logs = (math.log(theta), 2.0 * math.log(delta), -2.0 * math.log(rho), -math.log(2.0), -_log_expm1(x))
+    # each term carries a rounding error of a few ulp of its size, and exp turns an absolute error of the sum into
+    # a relative one: add a bound on it, so that Lambda (an RDP bound) is rounded upwards, never below the truth
+    log_value = math.fsum(logs) + 8.0 * np.finfo(np.float64).eps * sum(abs(v) for v in logs)
+    if log_value > 709.78:
+        return math.inf
+    value = math.exp(log_value)
+    return value if value >= tiny else math.nextafter(value, math.inf)  # a subnormal: up by its one-ulp rounding
 
 
 def _box(y_bounds: Any, d: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
