@@ -254,25 +254,30 @@ def test_rules_hold_after_post_processing_and_refuse_other_subjects():
     assert not other.bounds and all("DiffusionMechanism" in why for why in other.reasons().values())
 
 
+class DisguisedBrownian(Semigroup):
+    """Brownian motion on R as a user's Semigroup subclass: its law and density, but not a BrownianSemigroup (so no
+    rule knows it; the tests add what a user would declare)."""
+
+    space = BrownianSemigroup(1).space
+
+    def sample_at(self, t, x, rng):
+        return BrownianSemigroup(1).sample_at(t, x, rng)
+
+    def log_density(self, t, x, y):
+        return BrownianSemigroup(1).log_density(t, x, y)
+
+    def carre_du_champ(self, f, g=None):
+        return BrownianSemigroup(1).carre_du_champ(f, g)
+
+
 def test_t6_needs_the_worst_pairs_of_an_unknown_semigroup():
     """T6 says what it needs: a carré du champ, a closed-form density (probed at certify time, so a sampler-only
     semigroup is NotApplicable rather than failing later), the worst pairs of a semigroup it does not know; and it
     uses the pairs a ``sensitivity_pairs`` method declares."""
     base = BrownianSemigroup(1)
 
-    class Shifted(Semigroup):
+    class Shifted(DisguisedBrownian):
         """Brownian motion under another name (so the rule does not know its worst pair)."""
-
-        space = base.space
-
-        def sample_at(self, t, x, rng):
-            return base.sample_at(t, x, rng)
-
-        def log_density(self, t, x, y):
-            return base.log_density(t, x, y)
-
-        def carre_du_champ(self, f, g=None):
-            return base.carre_du_champ(f, g)
 
     class Sampled(Semigroup):
         """A semigroup known only by its sampler: no density, no carré du champ."""
@@ -507,20 +512,7 @@ def test_t6_declines_closed_forms_quickly():
 def test_t6_certifies_a_user_semigroup_that_states_its_own_intrinsic_sensitivity():
     """A user's Semigroup (here Brownian motion in disguise) with its own `intrinsic_sensitivity`: no rule reads
     that method, so BBGG-T6 must not decline it — its numerical Lambda is Delta²/(4t) (BBGG-BM) to 1e-6."""
-    brownian = BrownianSemigroup(1)
-
-    class StatedBrownian(Semigroup):
-        space = brownian.space
-
-        def sample_at(self, t, x, rng):
-            return brownian.sample_at(t, x, rng)
-
-        def log_density(self, t, x, y):
-            return brownian.log_density(t, x, y)
-
-        def carre_du_champ(self, f, g=None):
-            return brownian.carre_du_champ(f, g)
-
+    class StatedBrownian(DisguisedBrownian):
         def sensitivity_pairs(self, delta):
             return [(np.array([-0.5 * delta]), np.array([0.5 * delta]))]
 
