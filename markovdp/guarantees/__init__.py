@@ -47,10 +47,13 @@ from .iteration import (
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
+from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
+from .worst_case import worst_case_mechanism
 
 __all__ = [
-    "BernoulliLeCam", "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
+    "BernoulliLeCam", "Bound", "KeyReuse", "compare_key_reuse", "multilevel_exact_epsilons",
+    "multilevel_predicted_epsilon", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
     "brownian_intrinsic_sensitivity", "certify", "coordinate_carre_du_champ", "default_y_bounds", "describe",
     "dobrushin", "doeblin", "gaussian_shift_rdp", "integrate_kappa", "intrinsic_kappa",
     "intrinsic_sensitivity_with_error", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
@@ -60,5 +63,5 @@ __all__ = [
     "ou_intrinsic_sensitivity", "privacy_epsilon", "privacy_profile", "product_tv", "rdp_bound", "rdp_delta_curve",
     "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "semigroup_log_density",
     "semigroup_log_ratio_gradient", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp",
-    "ultra_mixing", "unregister", "worst_pair",
+    "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
 ]

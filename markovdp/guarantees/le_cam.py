@@ -31,7 +31,7 @@ from .._validation import (
     fail,
     readonly,
 )
-from ..operators.base import IncompatibleSpaces
+from ..spaces import IncompatibleSpaces
 from .aac import ldp_contraction_bound
 
 #: The largest number of count vectors (compositions of n into m parts) `product_tv` enumerates.
