@@ -16,6 +16,7 @@ Each exact value is computed here, independently of the code under test:
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import mpmath as mp
 import numpy as np
@@ -217,6 +218,8 @@ def test_bbgg_t5_and_t5opt_are_sound_for_quadratic_losses(seed):
     beta = log_uniform(rng, 0.05, 4.0)
     rho = beta * float(rng.choice([0.0, 1.0, rng.uniform()]))
     eta = (1.0 if rng.random() < 0.2 else float(rng.uniform(0.01, 1.0))) * 2.0 / (beta + rho)
+    while Fraction(eta) * (Fraction(beta) + Fraction(rho)) > 2:  # the float nearest the limit may exceed it
+        eta = float(np.nextafter(eta, 0.0))
     c, sigma, alpha = log_uniform(rng, 0.1, 3.0), log_uniform(rng, 0.05, 3.0), 1.0 + log_uniform(rng, 0.01, 1e3)
     eigs = np.concatenate([[beta, rho], rng.uniform(rho, beta, max(d - 2, 0))])[:d] if d > 1 else \
         np.array([rng.choice([beta, rho])])

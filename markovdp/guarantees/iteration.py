@@ -8,11 +8,13 @@ functions, the slope eps_i itself (R_alpha <= alpha · eps_i).
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_int, check_order, check_positive, check_range, fail
+from ..mechanisms.sgd import check_step
 
 
 def _linear(alpha: ArrayLike, slope: float) -> float | NDArray[np.float64]:
@@ -91,22 +93,27 @@ def lipschitz_chain_opt_rdp(alpha: ArrayLike, *, sensitivity: float, lipschitz: 
 
 def _sgd_contraction(lipschitz: float, smoothness: float, strong_convexity: float, eta: float, sigma: float,
                      n: int, index: int) -> tuple[float, float, int]:
-    """Validate the BBGG-T5 inputs; return (2 C² / sigma², log L², r = n − index)."""
+    """Validate the BBGG-T5 inputs; return (2 C² / sigma², log L², r = n − index).
+
+    eta (beta + rho) <= 2 is checked exactly (`check_step`), and L² = 1 − 2 eta beta rho/(beta + rho) is taken in
+    rational arithmetic and rounded up, so it is 0 only where it is exactly 0 (beta = rho, eta at the limit).
+    """
     c = check_positive("lipschitz", lipschitz)
     beta = check_positive("smoothness", smoothness)
     rho = float(check_range("strong_convexity", strong_convexity, low=0.0, high=beta,
                             allowed=f"in [0, smoothness = {beta:g}]"))
-    step = check_positive("eta", eta)
-    limit = 2.0 / (beta + rho)
-    if step > limit:
-        raise fail("eta", f"<= 2/(smoothness + strong_convexity) = {limit:g} (BBGG-T5)", eta)
+    step = check_step(eta, beta, rho)
     s = check_positive("sigma", sigma)
     n = check_int("n", n, minimum=1)
     index = check_int("index", index, minimum=1)
     if index > n:
         raise fail("index", f"an integer in 1..n = 1..{n}", index)
-    contraction = 2.0 * step * beta * rho / (beta + rho)
-    log_l2 = -math.inf if contraction >= 1.0 else math.log1p(-contraction)
+    b, r = Fraction(beta), Fraction(rho)
+    l2 = 1 - 2 * Fraction(step) * b * r / (b + r)  # in [0, 1] since eta (beta + rho) <= 2
+    upper = float(l2)
+    if Fraction(upper) < l2:
+        upper = float(np.nextafter(upper, 1.0))
+    log_l2 = -math.inf if l2 == 0 else math.log(upper)
     return 2.0 * c * c / (s * s), log_l2, n - index
 
 

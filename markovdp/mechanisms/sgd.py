@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 import numbers
 from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
@@ -25,6 +26,25 @@ from .losses import Loss, QuadraticLoss
 
 #: Runs simulated together: their states (BLOCK × d floats) stay in L1 while one record serves them all.
 BLOCK = 64
+
+
+def check_step(eta: float, smoothness: float, strong_convexity: float) -> float:
+    """`eta` > 0 with eta (smoothness + strong_convexity) <= 2 exactly: the BBGG-T5 step-size condition.
+
+    Checked in rational arithmetic on the floats given, so the float nearest 2/(beta + rho) is accepted only when
+    it does not exceed the limit (where the bound holds); else a ValueError names `eta`, the limit and the
+    largest float step allowed. `smoothness` > 0 and `strong_convexity` >= 0 must be validated by the caller.
+    """
+    step = check_positive("eta", eta)
+    total = Fraction(smoothness) + Fraction(strong_convexity)
+    if Fraction(step) * total <= 2:
+        return step
+    largest = 2.0 / (smoothness + strong_convexity)
+    while Fraction(largest) * total > 2:
+        largest = float(np.nextafter(largest, 0.0))
+    raise fail("eta", f"<= 2/(smoothness + strong_convexity) = {float(2 / total)!r} (the BBGG-T5 step-size "
+               f"condition, checked exactly: the largest float step is {largest!r}; smoothness = {smoothness!r}, "
+               f"strong_convexity = {strong_convexity!r})", step)
 
 
 @dataclass(frozen=True)
@@ -60,14 +80,9 @@ class NoisyProjSGD(Mechanism):
     def __post_init__(self) -> None:
         if not isinstance(self.loss, Loss):
             raise fail("loss", "a Loss (QuadraticLoss, LogisticLoss or GradientLoss)", repr(self.loss), TypeError)
-        object.__setattr__(self, "eta", check_positive("eta", self.eta))
+        object.__setattr__(self, "eta", check_step(self.eta, self.loss.smoothness, self.loss.strong_convexity))
         object.__setattr__(self, "sigma", check_positive("sigma", self.sigma))
         object.__setattr__(self, "n", check_int("n", self.n, minimum=1))
-        limit = 2.0 / (self.loss.smoothness + self.loss.strong_convexity)
-        if self.eta > limit:
-            raise fail("eta", f"<= 2/(smoothness + strong_convexity) = {limit!r} (the BBGG-T5 step-size "
-                       f"condition, smoothness = {self.loss.smoothness!r}, strong_convexity = "
-                       f"{self.loss.strong_convexity!r})", self.eta)
         d = self.loss.dim
         if self.projection is not None:
             if not isinstance(self.projection, Projection):
