@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._profiles import pure_epsilon
 from .._validation import check_eps, check_probability, check_stochastic_matrix, fail
 
 #: Absolute accuracy in eps of `ldp_epsilon` for delta > 0.
@@ -120,16 +121,16 @@ def _row_maxima(P: NDArray[np.float64], eps: float, tile: int | None = None,
 
 
 def _pure_ldp_epsilon(P: NDArray[np.float64]) -> float:
-    """max_y log(max_x P[x,y] / min_x P[x,y]) over columns with a positive max, nudged up to the first
-    float eps at which e^eps * min >= max holds in the kernels' arithmetic (so dobrushin(P, eps) == 0.0)."""
+    """max_y log(max_x P[x,y] / min_x P[x,y]) over columns with a positive max, rounded up exactly
+    (`pure_epsilon`: e^eps min >= max holds in real arithmetic), then nudged up to the first float eps at which
+    it also holds in the kernels' arithmetic (so dobrushin(P, eps) == 0.0)."""
     hi = P.max(axis=0)
     lo = P.min(axis=0)
     used = hi > 0
     hi, lo = hi[used], lo[used]
     if (lo == 0).any():
         return math.inf
-    # log(hi) - log(lo), not log(hi / lo): the ratio overflows when lo is subnormal.
-    eps = max(float(np.max(np.log(hi) - np.log(lo))), 0.0)
+    eps = pure_epsilon(hi, lo)
     for _ in range(64):  # a few ulps at most
         if (_times_gamma(eps, lo) >= hi).all():
             break

@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._dispatch import KindRegistry
-from .._profiles import invert_profile, rounded_up
+from .._profiles import invert_profile, pure_epsilon, rounded_up
 from ..divergences.exact import hockey_stick, renyi
 from ..divergences.exact.finite import (
     hockey_stick_finite_pairs,
@@ -119,7 +119,19 @@ def _rows_argmax(pairs: RowPairs, eps: float) -> int:
 
 @RENYI.register(RowPairs)
 def _rows_renyi(pairs: RowPairs, alpha: Array) -> Array:
-    return renyi_finite_pairs(pairs.matrix, pairs.index, alpha).max(axis=1)
+    out = renyi_finite_pairs(pairs.matrix, pairs.index, alpha).max(axis=1)
+    if np.isinf(alpha).any():  # R_inf is the pure-DP eps: rounded up exactly, never below the truth
+        out[np.isinf(alpha)] = _rows_pure_epsilon(pairs)
+    return out
+
+
+def _rows_pure_epsilon(pairs: RowPairs) -> float:
+    """max over the pairs (i, j) of max_y log(P_i(y) / P_j(y)), rounded up exactly (`pure_epsilon`); over all
+    pairs the column max against the column min."""
+    m = pairs.matrix
+    if pairs.all_pairs:
+        return pure_epsilon(m.max(axis=0), m.min(axis=0)) if m.shape[0] > 1 else 0.0
+    return pure_epsilon(m[pairs.index[:, 0]], m[pairs.index[:, 1]])
 
 
 @EPSILON.register(RowPairs)
@@ -127,7 +139,10 @@ def _rows_epsilon(pairs: RowPairs, delta: float) -> float:
     if pairs.all_pairs:  # AAC-T1 through the numba coefficient
         from .coefficients import ldp_epsilon
 
-        return ldp_epsilon(pairs.matrix, delta)
+        eps = ldp_epsilon(pairs.matrix, delta)
+        if delta == 0.0:  # exact (rounded up), and the pair set's own float profile is 0 there too
+            eps = rounded_up(eps, lambda e: float(_rows_hockey_stick(pairs, np.array([e]))[0]))
+        return eps
     return _generic_epsilon(pairs, delta)
 
 
