@@ -9,10 +9,20 @@ Mahalanobis distance ||B u||_{Σ⁻¹} (STD-GaussHS, STD-GaussRenyi), whose max 
 A `ShiftPair` fixes its direction (e_1), which is only the worst one while the noise is isotropic; pushing it
 through a non-isotropic kernel would be wrong in general. `GaussianBallPair` keeps (Σ, B, Δ) instead, and the
 kernels push those (rules in `PUSHES`, registered beside `GaussianKernel` and `AffineGaussianKernel`).
+
+Numerics (THEORY: STD-GaussBallNumerics). Σ is never formed: the pair keeps a square-root factor F, Σ = F Fᵀ,
+and a push through y = A x + N(0, L Lᵀ) takes F' from the QR factorisation of the stacked [A F | L]ᵀ (the
+square-root filter), so a covariance of condition 1e17 costs no more than its factor's 3e8. The ratio is
+σ_max(F⁻¹ B) by a triangular solve and an SVD. Every step carries an a-posteriori error bound from the textbook
+backward errors of matrix products, Householder QR, Cholesky and triangular solves (Higham, *Accuracy and
+Stability of Numerical Algorithms*, Thm 3.5, 8.5, 10.3, 19.4): the pair keeps η with Σ_true ⪰ F Fᵀ / (1 + η)
+and β >= ||F⁻¹ (B_true − B)||_2, and `ratio` is the computed value raised by its bound — never below the
+truth — or a NotImplementedError naming the condition number when the bound exceeds `RATIO_RTOL`.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -27,21 +37,98 @@ from .spaces import IncompatibleSpaces
 
 Array = NDArray[np.float64]
 
+#: The largest relative error bound of `GaussianBallPair.ratio` that is reported; past it the pair refuses.
+RATIO_RTOL = 2.0**-10
+#: float64 unit roundoff.
+_U = 2.0**-53
+
+
+def _gamma(k: int) -> float:
+    """2 γ_k = 2 k u / (1 − k u): Higham's γ_k, doubled because the norms it multiplies are computed in floats."""
+    return 2.0 * k * _U / (1.0 - k * _U)
+
+
+def _norm(m: Array) -> float:
+    return float(np.linalg.norm(m, 2)) if m.size else 0.0
+
+
+def _lower_inverse(factor: Array) -> Array:
+    from scipy.linalg import solve_triangular  # scipy.linalg: imported where used
+
+    return solve_triangular(factor, np.eye(factor.shape[0]), lower=True, check_finite=False)
+
+
+def cholesky_error(cov: Array, factor: Array) -> float:
+    """η with C ⪰ L Lᵀ / (1 + η) for the float Cholesky factor L of C (inf if no useful bound).
+
+    L Lᵀ = C + E with |E| <= γ_{d+1} |L| |Lᵀ| (Higham Thm 10.3), so C ⪰ (1 − ρ) L Lᵀ with
+    ρ = γ_{d+1} || |L⁻¹| |L| ||², and 1 + η = 1/(1 − ρ) (a diagonal C: about 4 (d + 1) u).
+    """
+    d = factor.shape[0]
+    rho = _gamma(d + 1) * _norm(np.abs(_lower_inverse(factor)) @ np.abs(factor)) ** 2
+    return 1.0 / (1.0 - rho) - 1.0 if rho < 0.5 else math.inf
+
+
+@dataclass(frozen=True)
+class FactorState:
+    """A square-root state (F, B) with its error bounds: Σ_true ⪰ F Fᵀ/(1 + cov_error), and
+    ||F⁻¹ (B_true − B)||_2 <= image_error."""
+
+    factor: Array
+    image: Array
+    cov_error: float
+    image_error: float
+
+
+def push_factor(state: FactorState, matrix: Array, noise_factor: Array, noise_error: float = 0.0,
+                map_error: float = 0.0) -> FactorState:
+    """The state after y = A x + N(0, C) with C_true ⪰ L Lᵀ/(1 + noise_error) and ||L⁻¹ (A_true − A)|| <= map_error.
+
+    F' is the lower-triangular factor of the QR of X = [A F | L]ᵀ, so F' F'ᵀ = A F Fᵀ Aᵀ + L Lᵀ up to the
+    perturbation δ of X from the product A F (|δ| <= γ_n |A||F|), the QR (column j: ||δx_j|| <= γ_{mn}
+    ||x_j||) and the map error. With ε >= ||F'⁻¹ δᵀ||: Σ'_true ⪰ F' F'ᵀ (1 − ε)² / (1 + max(η, η_K)), and
+    β' = (1 + ε)(β + map_error ||B||) + γ_n || |F'⁻¹| |A| |B| ||. ε >= 1 makes the bound infinite.
+    """
+    f, b = state.factor, state.image
+    n, d = matrix.shape[1], matrix.shape[0]
+    x = np.concatenate([matrix @ f, noise_factor], axis=1).T  # (m, d): [A F | L]ᵀ
+    r = np.linalg.qr(x, mode="r")[:d]
+    signs = np.where(np.diag(r) < 0.0, -1.0, 1.0)
+    new = np.tril(r.T * signs)  # lower triangular, positive diagonal: F' F'ᵀ = Rᵀ R
+    inv = np.abs(_lower_inverse(new))
+    product = _gamma(n) * _norm(inv @ (np.abs(matrix) @ np.abs(f)))
+    qr = _gamma(x.shape[0] * d) * float(np.linalg.norm(inv, axis=0) @ np.linalg.norm(x, axis=0))
+    eps0 = product + qr
+    eps = eps0 + (1.0 + eps0) * map_error * _norm(f)
+    image = matrix @ b
+    if not (eps < 1.0 and np.all(np.isfinite(inv))):
+        return FactorState(new, image, math.inf, math.inf)
+    cov_error = (1.0 + max(state.cov_error, noise_error)) / (1.0 - eps) ** 2 - 1.0
+    image_error = ((1.0 + eps) * (state.image_error + map_error * _norm(b))
+                   + _gamma(n) * _norm(inv @ (np.abs(matrix) @ np.abs(b))))
+    return FactorState(new, image, cov_error, image_error)
+
 
 @dataclass(frozen=True, eq=False)
 class GaussianBallPair(PairSet):
     """N(0, noise_cov) vs N(sensitivity · image v*, noise_cov), v* the worst unit direction of the L2 ball.
 
-    THEORY: STD-GaussHS, STD-GaussRenyi (Mahalanobis distance), BBGG-E1. `noise_cov` Σ: the (d_out, d_out)
-    noise covariance (SPD); `image` B: the (d_out, d_in) linear map of the query value (a scalar for
-    d_in = d_out = 1); `sensitivity` Δ: the L2 radius of the neighbour ball in the query space. The pair's
-    Mahalanobis distance is ``ratio = Δ σ_max(L⁻¹ B)`` (Σ = L Lᵀ), v* the top right singular vector of L⁻¹ B,
-    i.e. the top eigenvector of Bᵀ Σ⁻¹ B.
+    THEORY: STD-GaussHS, STD-GaussRenyi (Mahalanobis distance), BBGG-E1, STD-GaussBallNumerics. `noise_cov` Σ:
+    the (d_out, d_out) noise covariance (SPD); `image` B: the (d_out, d_in) linear map of the query value (a
+    scalar for d_in = d_out = 1); `sensitivity` Δ: the L2 radius of the neighbour ball in the query space. The
+    pair's Mahalanobis distance is ``ratio = Δ σ_max(F⁻¹ B)`` (Σ = F Fᵀ), v* the top right singular vector of
+    F⁻¹ B, i.e. the top eigenvector of Bᵀ Σ⁻¹ B.
+
+    Pushes build the pair from a square-root factor instead (`factor` F with Σ_true ⪰ F Fᵀ/(1 + `cov_error`),
+    `image_error` >= ||F⁻¹ (B_true − B)||; `noise_cov` None: F Fᵀ, for the laws of the pair only).
     """
 
     noise_cov: Any
     image: Any
     sensitivity: float
+    factor: Any = field(default=None, kw_only=True, repr=False)
+    cov_error: float = field(default=0.0, kw_only=True, repr=False)
+    image_error: float = field(default=0.0, kw_only=True, repr=False)
     cholesky: Array = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -50,10 +137,20 @@ class GaussianBallPair(PairSet):
             image = image.reshape(1, 1)
         if image.ndim != 2:
             raise fail("image", "a scalar or a 2-D (d_out, d_in) matrix", f"shape {image.shape}")
-        cov, chol = _covariance(self.noise_cov, image.shape[0])
+        d = image.shape[0]
+        if self.factor is None:
+            cov, chol = _covariance(self.noise_cov, d)
+            cov_error = max(float(self.cov_error), cholesky_error(cov, chol))
+        else:
+            chol = readonly(np.asarray(check_real("factor", self.factor), dtype=np.float64).reshape(d, d))
+            cov = readonly(0.5 * ((chol @ chol.T) + (chol @ chol.T).T))
+            cov_error = float(self.cov_error)
         object.__setattr__(self, "image", readonly(image))
         object.__setattr__(self, "noise_cov", cov)
         object.__setattr__(self, "cholesky", chol)
+        object.__setattr__(self, "factor", chol)
+        object.__setattr__(self, "cov_error", cov_error)
+        object.__setattr__(self, "image_error", float(self.image_error))
         object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
 
     @property
@@ -65,20 +162,50 @@ class GaussianBallPair(PairSet):
         return int(self.image.shape[0])
 
     @cached_property
-    def _worst(self) -> tuple[float, Array]:
-        """(σ_max(L⁻¹ B), v*): the top singular value and right singular vector."""
-        _, s, vt = np.linalg.svd(np.linalg.solve(self.cholesky, self.image))
-        return float(s[0]), vt[0]
+    def _worst(self) -> tuple[float, float, Array]:
+        """(σ_max(F⁻¹ B) as computed, an upper bound of the true σ_max(Σ_true^(−1/2) B_true), v*).
+
+        W = F⁻¹ B by a triangular solve ((F + ΔF_j) w_j = b_j, |ΔF_j| <= γ_d |F|: Higham Thm 8.5), so
+        ||F⁻¹ B|| <= σ_max(W)(1 + γ_4d) + γ_d || |F⁻¹| |F| |W| ||_F; then Σ_true ⪰ F Fᵀ/(1 + η) and the image
+        error β give σ_true <= sqrt(1 + η) (||F⁻¹ B|| + β).
+        """
+        from scipy.linalg import solve_triangular
+
+        f, d = self.cholesky, self.d_out
+        w = solve_triangular(f, self.image, lower=True, check_finite=False)
+        _, s, vt = np.linalg.svd(w)
+        top = float(s[0])
+        solve = _gamma(d) * float(np.linalg.norm(np.abs(_lower_inverse(f)) @ np.abs(f) @ np.abs(w)))
+        upper = math.sqrt(1.0 + self.cov_error) * (top * (1.0 + _gamma(4 * d)) + solve + self.image_error)
+        return top, upper * (1.0 + _gamma(2)), vt[0]
 
     @property
     def direction(self) -> Array:
         """v*: a unit vector of the query space along which the neighbours are hardest to tell apart."""
-        return self._worst[1].copy()
+        return self._worst[2].copy()
+
+    @property
+    def ratio_error(self) -> float:
+        """The relative error bound of `ratio`: truth <= ratio <= computed value · (1 + ratio_error)."""
+        top, upper, _ = self._worst
+        return upper / top - 1.0 if top > 0.0 else (0.0 if upper == 0.0 else math.inf)
 
     @property
     def ratio(self) -> float:
-        """Δ sqrt(λ_max(Bᵀ Σ⁻¹ B)): the largest Mahalanobis distance between the neighbours' output laws."""
-        return self.sensitivity * self._worst[0]
+        """Δ sqrt(λ_max(Bᵀ Σ⁻¹ B)), the largest Mahalanobis distance between the neighbours' output laws, raised by
+        its a-posteriori error bound (never below the truth).
+
+        Raises NotImplementedError naming the condition number of Σ when that bound exceeds `RATIO_RTOL`.
+        """
+        top, upper, _ = self._worst
+        error = self.ratio_error
+        if not error <= RATIO_RTOL:
+            cond = float(np.linalg.cond(self.cholesky)) ** 2
+            raise NotImplementedError(
+                f"GaussianBallPair: the noise covariance has condition number {cond:.3g}; the Mahalanobis distance "
+                f"{self.sensitivity * top:.6g} is certified only to a relative error of {error:.3g} > "
+                f"{RATIO_RTOL:.3g} (RATIO_RTOL) in float64.")
+        return float(np.nextafter(self.sensitivity * upper, math.inf))
 
     def __len__(self) -> int:
         return 1
@@ -86,22 +213,33 @@ class GaussianBallPair(PairSet):
     def __getitem__(self, n: int) -> Pair:
         if n not in (0, -1):
             raise IndexError(n)
-        shift = self.sensitivity * (self.image @ self._worst[1])
+        shift = self.sensitivity * (self.image @ self._worst[2])
         mean = float(shift[0]) if self.d_out == 1 else shift
         origin = 0.0 if self.d_out == 1 else np.zeros(self.d_out)
         return MultivariateNormal(origin, self.noise_cov), MultivariateNormal(mean, self.noise_cov)
 
-    def pushed(self, matrix: ArrayLike, noise_cov: ArrayLike) -> GaussianBallPair:
-        """The pair after y = A x + b + N(0, Σ_K): covariance A Σ Aᵀ + Σ_K, image A B (b drops out)."""
+    def pushed(self, matrix: ArrayLike, noise_cov: ArrayLike | None = None, *, noise_factor: ArrayLike | None = None,
+               noise_error: float = 0.0, map_error: float = 0.0) -> GaussianBallPair:
+        """The pair after y = A x + b + N(0, C): covariance A Σ Aᵀ + C, image A B (b drops out).
+
+        The noise is `noise_cov` C (its Cholesky factor and `cholesky_error` are taken here) or `noise_factor`
+        L with C ⪰ L Lᵀ/(1 + `noise_error`); `map_error` bounds ||L⁻¹ (A_true − A)|| where `matrix` is itself
+        rounded (a merged kernel). The factor is pushed by `push_factor` (Σ is never formed).
+        """
         a = np.asarray(matrix, dtype=np.float64)
         if a.shape[1] != self.d_out:
             raise IncompatibleSpaces(f"`M >> K`: cannot connect R^{self.d_out} to R^{a.shape[1]}.")
-        spread = a @ self.cholesky
-        return GaussianBallPair(spread @ spread.T + np.asarray(noise_cov), a @ self.image, self.sensitivity)
+        if noise_factor is None:
+            cov, chol = _covariance(noise_cov, a.shape[0])
+            noise_factor, noise_error = chol, max(noise_error, cholesky_error(cov, chol))
+        state = FactorState(self.cholesky, self.image, self.cov_error, self.image_error)
+        new = push_factor(state, a, np.asarray(noise_factor, dtype=np.float64), noise_error, map_error)
+        return GaussianBallPair(None, new.image, self.sensitivity, factor=new.factor, cov_error=new.cov_error,
+                                image_error=new.image_error)
 
     def __repr__(self) -> str:
-        return (f"GaussianBallPair(R^{self.d_in} → R^{self.d_out}, sensitivity={self.sensitivity!r}, "
-                f"ratio={self.ratio!r})")
+        top = self.sensitivity * self._worst[0]
+        return f"GaussianBallPair(R^{self.d_in} → R^{self.d_out}, sensitivity={self.sensitivity!r}, ratio={top!r})"
 
 
 def _covariance(value: Any, d: int) -> tuple[Array, Array]:
@@ -111,4 +249,4 @@ def _covariance(value: Any, d: int) -> tuple[Array, Array]:
     return check_covariance("noise_cov", cov, d)
 
 
-__all__ = ["GaussianBallPair"]
+__all__ = ["RATIO_RTOL", "GaussianBallPair", "cholesky_error", "push_factor"]

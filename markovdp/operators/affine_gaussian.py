@@ -13,7 +13,7 @@ from .._validation import check_points, check_positive, check_real, fail, readon
 from ..distributions import Distribution, Normal, PointMass
 from ..distributions.multivariate_normal import MultivariateNormal, check_covariance
 from ..pairs import PUSHES, ShiftPair
-from ..pairs_gaussian import GaussianBallPair
+from ..pairs_gaussian import FactorState, GaussianBallPair, cholesky_error, push_factor
 from ..spaces import RealSpace, require_compatible
 from .base import MERGES, MarkovOperator
 from .gaussian import GaussianKernel
@@ -31,7 +31,8 @@ class AffineGaussianKernel(MarkovOperator):
     `b`: a vector of length d_out, or a scalar meaning b (1, …, 1). The noise is given by exactly one of
     `sigma` (a standard deviation: isotropic noise sigma² I) and the keyword `noise_cov` (a symmetric positive
     definite (d_out, d_out) covariance — what chains of affine kernels merge to, σ1² A2 A2ᵀ + σ2² I).
-    ``sigma`` is None for a general `noise_cov`; ``noise_cov`` always holds Σ. Chains merge exactly.
+    ``sigma`` is None for a general `noise_cov`; ``noise_cov`` always holds Σ. Chains merge exactly, where the
+    merged covariance is represented faithfully in float64 (else the `Chain` stays unmerged; `MERGE_RTOL`).
     """
 
     A: Any
@@ -39,6 +40,8 @@ class AffineGaussianKernel(MarkovOperator):
     sigma: float | None = None
     noise_cov: Any = field(default=None, kw_only=True)
     cholesky: Array = field(init=False, repr=False)
+    #: (η, β) of a merged kernel: Σ_true ⪰ L Lᵀ/(1 + η), ||L⁻¹ (A_true − A)|| <= β (L = `cholesky`); None: exact data
+    _rounding: tuple[float, float] | None = field(init=False, default=None, repr=False)
 
     def __post_init__(self) -> None:
         a = np.asarray(check_real("A", self.A), dtype=np.float64)
@@ -142,22 +145,69 @@ def _as_affine(kernel: GaussianKernel) -> AffineGaussianKernel:
     return AffineGaussianKernel(np.eye(kernel.dim), np.zeros(kernel.dim), kernel.sigma)
 
 
+#: A merge is made only when the merged kernel stands for the composition to this relative error (its noise
+#: covariance in PSD order, its matrix in the noise's metric); otherwise `compose` keeps the `Chain`.
+MERGE_RTOL = 2.0**-30
+#: hypot is within 1 ulp, so (s1² + s2²) I ⪰ hypot(s1, s2)² I / (1 + 8 u).
+_HYPOT_ERROR = 8 * 2.0**-53
+
+
+def noise_rounding(kernel: AffineGaussianKernel) -> tuple[float, float]:
+    """(η, β) of `kernel`: its noise covariance Σ_true ⪰ L Lᵀ/(1 + η) for L = ``kernel.cholesky``, and
+    ||L⁻¹ (A_true − A)|| <= β (both 0 for sigma, η = `cholesky_error` for a given `noise_cov`; a merged kernel
+    carries the bounds of its merge)."""
+    if kernel._rounding is not None:
+        return kernel._rounding
+    if kernel.sigma is not None:
+        return 0.0, 0.0
+    return cholesky_error(kernel.noise_cov, kernel.cholesky), 0.0
+
+
 @MERGES.register((AffineGaussianKernel, AffineGaussianKernel), (GaussianKernel, AffineGaussianKernel),
                  (AffineGaussianKernel, GaussianKernel))
-def _merge_affine(left: MarkovOperator, right: MarkovOperator) -> AffineGaussianKernel:
+def _merge_affine(left: MarkovOperator, right: MarkovOperator) -> AffineGaussianKernel | None:
     """K1 then K2: A2 (A1 x + b1 + Z1) + b2 + Z2 = A2 A1 x + (A2 b1 + b2) + N(0, A2 Σ1 A2ᵀ + Σ2), exactly.
 
     A GaussianKernel is A = I, b = 0, Σ = s² I. An isotropic kernel then a GaussianKernel stays isotropic
-    (sigma = hypot(s1, s2)); every other merge holds a general `noise_cov` (e.g. σ1² A2 A2ᵀ + σ2² I).
+    (sigma = hypot(s1, s2)); every other merge holds a general `noise_cov` (e.g. σ1² A2 A2ᵀ + σ2² I), with the
+    noise factor of the square-root push (`push_factor`) as its ``cholesky``. None (no merge) where float64
+    cannot hold the merged kernel to `MERGE_RTOL` (e.g. a covariance of condition 1e22).
     """
     k1 = _as_affine(left) if isinstance(left, GaussianKernel) else left
     k2 = _as_affine(right) if isinstance(right, GaussianKernel) else right
     assert isinstance(k1, AffineGaussianKernel) and isinstance(k2, AffineGaussianKernel)
     a, b = k2.A @ k1.A, k2.A @ k1.b + k2.b
+    eta1, beta1 = noise_rounding(k1)
     if isinstance(right, GaussianKernel) and k1.sigma is not None:
-        return AffineGaussianKernel(a, b, float(np.hypot(k1.sigma, right.sigma)))
+        merged = AffineGaussianKernel(a, b, float(np.hypot(k1.sigma, right.sigma)))  # a = I A1 = A1 exactly
+        object.__setattr__(merged, "_rounding", ((1.0 + eta1) * (1.0 + _HYPOT_ERROR) - 1.0, beta1))
+        return merged
+    eta2, beta2 = noise_rounding(k2)
+    state = push_factor(FactorState(k1.cholesky, k1.A, eta1, beta1), k2.A, k2.cholesky, eta2, beta2)
     spread = k2.A @ k1.cholesky
-    return AffineGaussianKernel(a, b, noise_cov=spread @ spread.T + k2.noise_cov)
+    try:
+        merged = AffineGaussianKernel(a, b, noise_cov=spread @ spread.T + k2.noise_cov)
+    except ValueError:  # not positive definite in float64
+        return None
+    if not _faithful(state, spread, k2.noise_cov):
+        return None
+    object.__setattr__(merged, "cholesky", readonly(state.factor))
+    object.__setattr__(merged, "_rounding", (state.cov_error, state.image_error))
+    return merged
+
+
+def _faithful(state: FactorState, spread: Array, cov: Array) -> bool:
+    """Whether the merge holds to `MERGE_RTOL`: its noise factor F and matrix (η, β of the push), and the float
+    covariance S Sᵀ + Σ2 (S = A2 L1), off from F Fᵀ by at most γ (2 |S||S|ᵀ + |Σ2|), in F's metric."""
+    from scipy.linalg import solve_triangular
+
+    f = state.factor
+    inv = np.abs(solve_triangular(f, np.eye(f.shape[0]), lower=True, check_finite=False))
+    gamma = 2.0 * (spread.shape[1] + 2) * 2.0**-53
+    formula = gamma * (2.0 * np.linalg.norm(inv @ np.abs(spread), 2) ** 2
+                       + np.linalg.norm(inv @ np.abs(cov) @ inv.T, 2))
+    signal = np.linalg.norm(solve_triangular(f, state.image, lower=True, check_finite=False), 2)
+    return bool(state.cov_error <= MERGE_RTOL and formula <= MERGE_RTOL and state.image_error <= MERGE_RTOL * signal)
 
 
 @PUSHES.register((AffineGaussianKernel, ShiftPair))
@@ -171,16 +221,19 @@ def _push_shift(kernel: AffineGaussianKernel, pairs: ShiftPair) -> GaussianBallP
             f"AffineGaussianKernel keeps a shift pair exact only for isotropic Gaussian noise of one sigma; got "
             f"{type(noise).__name__} and {type(shifted).__name__}.")
     require_compatible(noise.space, kernel.domain, "M >> K")
+    d = kernel.domain.d
     radius = float(np.linalg.norm(np.atleast_1d(shifted.mean - noise.mean)))
-    base = GaussianBallPair(noise.sigma**2 * np.eye(kernel.domain.d), np.eye(kernel.domain.d), radius)
-    return base.pushed(kernel.A, kernel.noise_cov)
+    base = GaussianBallPair(None, np.eye(d), radius, factor=noise.sigma * np.eye(d))  # Σ = (s I)(s I)ᵀ exactly
+    return _push_ball(kernel, base)
 
 
 @PUSHES.register((AffineGaussianKernel, GaussianBallPair))
 def _push_ball(kernel: AffineGaussianKernel, pairs: GaussianBallPair) -> GaussianBallPair:
-    """(Σ, B, Δ) → (A Σ Aᵀ + Σ_K, A B, Δ): the whole ball is pushed, its worst direction recomputed."""
+    """(Σ, B, Δ) → (A Σ Aᵀ + Σ_K, A B, Δ): the whole ball is pushed (its square-root factor, `push_factor`), its
+    worst direction recomputed."""
     require_compatible(RealSpace(pairs.d_out), kernel.domain, "M >> K")
-    return pairs.pushed(kernel.A, kernel.noise_cov)
+    eta, beta = noise_rounding(kernel)
+    return pairs.pushed(kernel.A, noise_factor=kernel.cholesky, noise_error=eta, map_error=beta)
 
 
-__all__ = ["AffineGaussianKernel"]
+__all__ = ["MERGE_RTOL", "AffineGaussianKernel", "noise_rounding"]

@@ -80,10 +80,12 @@ def _push_shift(kernel: GaussianKernel, pairs: ShiftPair) -> ShiftPair:
 
 @PUSHES.register((GaussianKernel, GaussianBallPair))
 def _push_gaussian(kernel: GaussianKernel, pairs: GaussianBallPair) -> GaussianBallPair:
-    """N(., s² I) adds s² I to the noise covariance and leaves the image unchanged (BBGG-E1)."""
+    """N(., s² I) adds s² I to the noise covariance and leaves the image unchanged (BBGG-E1): the square-root
+    push with A = I and the exact factor s I."""
     if kernel.dim != pairs.d_out:
         raise IncompatibleSpaces(f"`M >> K`: cannot connect R^{pairs.d_out} to R^{kernel.dim}.")
-    return GaussianBallPair(pairs.noise_cov + kernel.sigma**2 * np.eye(kernel.dim), pairs.image, pairs.sensitivity)
+    identity = np.eye(kernel.dim)
+    return pairs.pushed(identity, noise_factor=kernel.sigma * identity)
 
 
 __all__ = ["GaussianKernel"]
