@@ -10,7 +10,7 @@ A `ShiftPair` fixes its direction (e_1), which is only the worst one while the n
 through a non-isotropic kernel would be wrong in general. `GaussianBallPair` keeps (Σ, B, Δ) instead, and the
 kernels push those (rules in `PUSHES`, registered beside `GaussianKernel` and `AffineGaussianKernel`).
 
-Numerics (THEORY: STD-GaussBallNumerics). Σ is never formed: the pair keeps a square-root factor F, Σ = F Fᵀ,
+Numerics (docs/theory.md, BBGG-E1). Σ is never formed: the pair keeps a square-root factor F, Σ = F Fᵀ,
 and a push through y = A x + N(0, L Lᵀ) takes F' from the QR factorisation of the stacked [A F | L]ᵀ (the
 square-root filter), so a covariance of condition 1e17 costs no more than its factor's 3e8. The ratio is
 σ_max(F⁻¹ B) by a triangular solve and an SVD. Every step carries an a-posteriori error bound from the textbook
@@ -113,7 +113,7 @@ def push_factor(state: FactorState, matrix: Array, noise_factor: Array, noise_er
 class GaussianBallPair(PairSet):
     """N(0, noise_cov) vs N(sensitivity · image v*, noise_cov), v* the worst unit direction of the L2 ball.
 
-    THEORY: STD-GaussHS, STD-GaussRenyi (Mahalanobis distance), BBGG-E1, STD-GaussBallNumerics. `noise_cov` Σ:
+    THEORY: STD-GaussHS, STD-GaussRenyi (Mahalanobis distance), BBGG-E1 (its numerics). `noise_cov` Σ:
     the (d_out, d_out) noise covariance (SPD); `image` B: the (d_out, d_in) linear map of the query value (a
     scalar for d_in = d_out = 1); `sensitivity` Δ: the L2 radius of the neighbour ball in the query space. The
     pair's Mahalanobis distance is ``ratio = Δ σ_max(F⁻¹ B)`` (Σ = F Fᵀ), v* the top right singular vector of
@@ -142,7 +142,11 @@ class GaussianBallPair(PairSet):
             cov, chol = _covariance(self.noise_cov, d)
             cov_error = max(float(self.cov_error), cholesky_error(cov, chol))
         else:
-            chol = readonly(np.asarray(check_real("factor", self.factor), dtype=np.float64).reshape(d, d))
+            chol = np.asarray(check_real("factor", self.factor), dtype=np.float64)
+            if chol.shape != (d, d) or np.any(np.triu(chol, 1)) or not np.all(np.diag(chol) >= 0.0):
+                raise fail("factor", f"a lower-triangular ({d}, {d}) matrix with a diagonal >= 0",
+                           f"shape {chol.shape}")
+            chol = readonly(chol)
             cov = readonly(0.5 * ((chol @ chol.T) + (chol @ chol.T).T))
             cov_error = float(self.cov_error)
         object.__setattr__(self, "image", readonly(image))
@@ -172,6 +176,8 @@ class GaussianBallPair(PairSet):
         from scipy.linalg import solve_triangular
 
         f, d = self.cholesky, self.d_out
+        if not np.all(np.diag(f) > 0.0):  # Σ singular in float64: no certified value (`ratio` refuses)
+            return math.nan, math.inf, np.full(self.d_in, math.nan)
         w = solve_triangular(f, self.image, lower=True, check_finite=False)
         _, s, vt = np.linalg.svd(w)
         top = float(s[0])
