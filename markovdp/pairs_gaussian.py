@@ -52,10 +52,18 @@ def _norm(m: Array) -> float:
     return float(np.linalg.norm(m, 2)) if m.size else 0.0
 
 
-def _lower_inverse(factor: Array) -> Array:
-    from scipy.linalg import solve_triangular  # scipy.linalg: imported where used
+def forward_solve(factor: Array, rhs: Array) -> Array:
+    """F⁻¹ B for a lower-triangular F by forward substitution, row by row (each column's backward error
+    |ΔF| <= γ_d |F|: Higham Thm 8.5). Plain numpy (scipy's solve_triangular measured 11 ms a call for d = 2 in
+    a markovdp process, against 8 µs in a bare one)."""
+    out = np.array(rhs, dtype=np.float64, copy=True)
+    for i in range(factor.shape[0]):
+        out[i] = (out[i] - factor[i, :i] @ out[:i]) / factor[i, i]
+    return out
 
-    return solve_triangular(factor, np.eye(factor.shape[0]), lower=True, check_finite=False)
+
+def _lower_inverse(factor: Array) -> Array:
+    return forward_solve(factor, np.eye(factor.shape[0]))
 
 
 def cholesky_error(cov: Array, factor: Array) -> float:
@@ -173,12 +181,10 @@ class GaussianBallPair(PairSet):
         ||F⁻¹ B|| <= σ_max(W)(1 + γ_4d) + γ_d || |F⁻¹| |F| |W| ||_F; then Σ_true ⪰ F Fᵀ/(1 + η) and the image
         error β give σ_true <= sqrt(1 + η) (||F⁻¹ B|| + β).
         """
-        from scipy.linalg import solve_triangular
-
         f, d = self.cholesky, self.d_out
         if not np.all(np.diag(f) > 0.0):  # Σ singular in float64: no certified value (`ratio` refuses)
             return math.nan, math.inf, np.full(self.d_in, math.nan)
-        w = solve_triangular(f, self.image, lower=True, check_finite=False)
+        w = forward_solve(f, self.image)
         _, s, vt = np.linalg.svd(w)
         top = float(s[0])
         solve = _gamma(d) * float(np.linalg.norm(np.abs(_lower_inverse(f)) @ np.abs(f) @ np.abs(w)))
@@ -255,4 +261,4 @@ def _covariance(value: Any, d: int) -> tuple[Array, Array]:
     return check_covariance("noise_cov", cov, d)
 
 
-__all__ = ["RATIO_RTOL", "GaussianBallPair", "cholesky_error", "push_factor"]
+__all__ = ["RATIO_RTOL", "FactorState", "GaussianBallPair", "cholesky_error", "forward_solve", "push_factor"]

@@ -13,7 +13,7 @@ from .._validation import check_points, check_positive, check_real, fail, readon
 from ..distributions import Distribution, Normal, PointMass
 from ..distributions.multivariate_normal import MultivariateNormal, check_covariance
 from ..pairs import PUSHES, ShiftPair
-from ..pairs_gaussian import FactorState, GaussianBallPair, cholesky_error, push_factor
+from ..pairs_gaussian import FactorState, GaussianBallPair, cholesky_error, forward_solve, push_factor
 from ..spaces import RealSpace, require_compatible
 from .base import MERGES, MarkovOperator
 from .gaussian import GaussianKernel
@@ -199,14 +199,12 @@ def _merge_affine(left: MarkovOperator, right: MarkovOperator) -> AffineGaussian
 def _faithful(state: FactorState, spread: Array, cov: Array) -> bool:
     """Whether the merge holds to `MERGE_RTOL`: its noise factor F and matrix (η, β of the push), and the float
     covariance S Sᵀ + Σ2 (S = A2 L1), off from F Fᵀ by at most γ (2 |S||S|ᵀ + |Σ2|), in F's metric."""
-    from scipy.linalg import solve_triangular
-
     f = state.factor
-    inv = np.abs(solve_triangular(f, np.eye(f.shape[0]), lower=True, check_finite=False))
+    inv = np.abs(forward_solve(f, np.eye(f.shape[0])))
     gamma = 2.0 * (spread.shape[1] + 2) * 2.0**-53
     formula = gamma * (2.0 * np.linalg.norm(inv @ np.abs(spread), 2) ** 2
                        + np.linalg.norm(inv @ np.abs(cov) @ inv.T, 2))
-    signal = np.linalg.norm(solve_triangular(f, state.image, lower=True, check_finite=False), 2)
+    signal = np.linalg.norm(forward_solve(f, state.image), 2)
     return bool(state.cov_error <= MERGE_RTOL and formula <= MERGE_RTOL and state.image_error <= MERGE_RTOL * signal)
 
 
