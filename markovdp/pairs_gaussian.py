@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ._validation import check_positive, check_real, fail, readonly
+from ._validation import check_positive, check_range, check_real, fail, readonly
 from .distributions.multivariate_normal import MultivariateNormal, check_covariance
 from .pairs import Pair, PairSet
 from .spaces import IncompatibleSpaces
@@ -64,6 +64,14 @@ def forward_solve(factor: Array, rhs: Array) -> Array:
 
 def _lower_inverse(factor: Array) -> Array:
     return forward_solve(factor, np.eye(factor.shape[0]))
+
+
+def _error(name: str, value: Any) -> float:
+    """An error bound: a scalar >= 0 (inf: no bound)."""
+    arr = check_range(name, value, low=0.0, allow_inf=True, allowed=">= 0 (inf: no bound)")
+    if arr.ndim != 0:
+        raise fail(name, "a scalar", f"shape {arr.shape}", TypeError)
+    return float(arr)
 
 
 def cholesky_error(cov: Array, factor: Array) -> float:
@@ -146,23 +154,19 @@ class GaussianBallPair(PairSet):
         if image.ndim != 2:
             raise fail("image", "a scalar or a 2-D (d_out, d_in) matrix", f"shape {image.shape}")
         d = image.shape[0]
+        cov_error = _error("cov_error", self.cov_error)
         if self.factor is None:
             cov, chol = _covariance(self.noise_cov, d)
-            cov_error = max(float(self.cov_error), cholesky_error(cov, chol))
+            cov_error = max(cov_error, cholesky_error(cov, chol))
         else:
-            chol = np.asarray(check_real("factor", self.factor), dtype=np.float64)
-            if chol.shape != (d, d) or np.any(np.triu(chol, 1)) or not np.all(np.diag(chol) >= 0.0):
-                raise fail("factor", f"a lower-triangular ({d}, {d}) matrix with a diagonal >= 0",
-                           f"shape {chol.shape}")
-            chol = readonly(chol)
+            chol = readonly(_factor("factor", self.factor, d))
             cov = readonly(0.5 * ((chol @ chol.T) + (chol @ chol.T).T))
-            cov_error = float(self.cov_error)
         object.__setattr__(self, "image", readonly(image))
         object.__setattr__(self, "noise_cov", cov)
         object.__setattr__(self, "cholesky", chol)
         object.__setattr__(self, "factor", chol)
         object.__setattr__(self, "cov_error", cov_error)
-        object.__setattr__(self, "image_error", float(self.image_error))
+        object.__setattr__(self, "image_error", _error("image_error", self.image_error))
         object.__setattr__(self, "sensitivity", check_positive("sensitivity", self.sensitivity))
 
     @property
@@ -238,20 +242,36 @@ class GaussianBallPair(PairSet):
         L with C ⪰ L Lᵀ/(1 + `noise_error`); `map_error` bounds ||L⁻¹ (A_true − A)|| where `matrix` is itself
         rounded (a merged kernel). The factor is pushed by `push_factor` (Σ is never formed).
         """
-        a = np.asarray(matrix, dtype=np.float64)
+        a = np.asarray(check_real("matrix", matrix), dtype=np.float64)
+        if a.ndim != 2:
+            raise fail("matrix", "a 2-D (d_out, d_in) matrix", f"shape {a.shape}")
         if a.shape[1] != self.d_out:
             raise IncompatibleSpaces(f"`M >> K`: cannot connect R^{self.d_out} to R^{a.shape[1]}.")
+        noise_error, map_error = _error("noise_error", noise_error), _error("map_error", map_error)
+        if (noise_cov is None) == (noise_factor is None):
+            raise TypeError("`noise_cov` or `noise_factor` must be given, not both and not neither.")
         if noise_factor is None:
             cov, chol = _covariance(noise_cov, a.shape[0])
             noise_factor, noise_error = chol, max(noise_error, cholesky_error(cov, chol))
         state = FactorState(self.cholesky, self.image, self.cov_error, self.image_error)
-        new = push_factor(state, a, np.asarray(noise_factor, dtype=np.float64), noise_error, map_error)
+        new = push_factor(state, a, _factor("noise_factor", noise_factor, a.shape[0]), noise_error, map_error)
         return GaussianBallPair(None, new.image, self.sensitivity, factor=new.factor, cov_error=new.cov_error,
                                 image_error=new.image_error)
 
     def __repr__(self) -> str:
         top = self.sensitivity * self._worst[0]
         return f"GaussianBallPair(R^{self.d_in} → R^{self.d_out}, sensitivity={self.sensitivity!r}, ratio={top!r})"
+
+
+def _factor(name: str, value: Any, d: int) -> Array:
+    """A lower-triangular (d, d) square-root factor with a diagonal >= 0."""
+    arr = np.asarray(check_real(name, value), dtype=np.float64)
+    allowed = f"a lower-triangular ({d}, {d}) matrix with a diagonal >= 0"
+    if arr.shape != (d, d):
+        raise fail(name, allowed, f"shape {arr.shape}")
+    if np.any(np.triu(arr, 1)) or not np.all(np.diag(arr) >= 0.0):
+        raise fail(name, allowed, "a matrix with entries above the diagonal or a negative diagonal")
+    return arr
 
 
 def _covariance(value: Any, d: int) -> tuple[Array, Array]:

@@ -227,3 +227,22 @@ def test_a_ratio_without_a_useful_bound_is_refused_naming_the_condition_number()
     assert pairs.ratio_error > RATIO_RTOL
     with pytest.raises(NotImplementedError, match="condition number"):
         md.renyi_profile(pipe, 2.0)
+
+
+def test_bad_factors_and_error_bounds_name_the_parameter():
+    from markovdp.pairs_gaussian import GaussianBallPair
+
+    with pytest.raises(ValueError, match="`cov_error` must be a number, not NaN"):
+        GaussianBallPair(np.eye(2), np.eye(2), 1.0, cov_error=math.nan)
+    with pytest.raises(ValueError, match=r"`image_error` must be >= 0"):
+        GaussianBallPair(np.eye(2), np.eye(2), 1.0, image_error=-1.0)
+    with pytest.raises(ValueError, match="`factor` must be a lower-triangular"):
+        GaussianBallPair(None, np.eye(2), 1.0, factor=np.ones((2, 2)))
+    pairs = GaussianBallPair(np.eye(2), np.eye(2), 1.0)
+    with pytest.raises(TypeError, match="`noise_cov` or `noise_factor` must be given"):
+        pairs.pushed(np.eye(2), np.eye(2), noise_factor=np.eye(2))
+    with pytest.raises(ValueError, match="`map_error` must be a number, not NaN"):
+        pairs.pushed(np.eye(2), noise_factor=np.eye(2), map_error=math.nan)
+    with pytest.raises(ValueError, match="`matrix` must be a 2-D"):
+        pairs.pushed(np.ones(2), noise_factor=np.eye(2))
+    assert pairs.pushed(np.eye(2), noise_factor=np.eye(2)).ratio == pytest.approx(math.sqrt(0.5), rel=1e-14)
