@@ -10,7 +10,7 @@ import signal
 import sys
 import threading
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -41,21 +41,32 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextlib.contextmanager
-def _signals_interrupt() -> Iterator[None]:
+def _signals_interrupt() -> Iterator[Callable[[], None]]:
     """SIGINT and SIGTERM raise in the main thread; after the first, both are ignored while cleaning up
-    (closing the cluster or pool), so a second Ctrl-C cannot leave workers behind or print a traceback."""
+    (closing the cluster or pool), so a second Ctrl-C cannot leave workers behind or print a traceback.
+
+    Yields ``check()``, which raises the interrupt again if it was received but its exception got lost (a
+    handler that fires inside a ``__del__`` or a weakref callback only prints "Exception ignored"): the
+    progress callbacks call it, so such an interrupt still stops the run after the chunk in hand."""
+    received: list[type[KeyboardInterrupt]] = []
+
+    def check() -> None:
+        if received:
+            raise received[0]
+
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield check
         return
 
     def stop(signum: int, frame: object) -> None:
         for s in (signal.SIGINT, signal.SIGTERM):
             signal.signal(s, signal.SIG_IGN)
-        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+        received.append(Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
+        raise received[0]
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield check
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -197,8 +208,8 @@ def _validate_locked(args, console, argv, scenarios, plans, stores, samples, sta
         for store in stores:
             store.clear()
     try:
-        with _signals_interrupt():
-            code = _run_scenarios(args, console, argv, scenarios, plans, samples)
+        with _signals_interrupt() as interrupted:
+            code = _run_scenarios(args, console, argv, scenarios, plans, samples, interrupted)
             for store in stores:  # only now: a resumed run reuses the scenarios that had finished
                 store.clear()
             return code
@@ -289,7 +300,7 @@ def _notices(console, status: _Status, *, dask: bool) -> Iterator[None]:
             log.setLevel(level)
 
 
-def _run_scenarios(args, console, argv, scenarios, plans, samples) -> int:
+def _run_scenarios(args, console, argv, scenarios, plans, samples, interrupted) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .report import write_report
@@ -303,7 +314,7 @@ def _run_scenarios(args, console, argv, scenarios, plans, samples) -> int:
     with open_executor(args.scheduler, timeout=args.connect_timeout) as executor, Progress(*columns, console=console,
                                                                transient=True) as progress:
         for scenario, plan in zip(scenarios, plans, strict=True):
-            advance = _advance(progress, plan, resume=args.resume)
+            advance = _advance(progress, plan, resume=args.resume, interrupted=interrupted)
             datasets.append(run_sweep(scenario, samples=samples, seed=args.seed, quick=args.quick,
                                       executor=executor, out=args.out, resume=args.resume, fresh=args.fresh,
                                       keep_checkpoints=True, n_points_total=m_total, progress=advance,
@@ -314,8 +325,9 @@ def _run_scenarios(args, console, argv, scenarios, plans, samples) -> int:
     return 1 if violations else 0
 
 
-def _advance(progress, plan, *, resume: bool):
-    """The progress callback of one scenario; on `resume`, its first call says how many batches were reused."""
+def _advance(progress, plan, *, resume: bool, interrupted: Callable[[], None]):
+    """The progress callback of one scenario; on `resume`, its first call says how many batches were reused.
+    `interrupted()` raises an interrupt that was received but lost (see `_signals_interrupt`)."""
     task = progress.add_task(plan.name, total=None)
     first = True
 
@@ -326,6 +338,7 @@ def _advance(progress, plan, *, resume: bool):
                                    f"checkpoints", highlight=False)
         first = False
         progress.update(task, completed=done, total=total)
+        interrupted()  # an interrupt whose exception was lost stops the run here
 
     return advance
 
