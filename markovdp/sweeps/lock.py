@@ -111,7 +111,7 @@ def _acquire(path: Path, *, break_lock: bool, command: str) -> str:
         if _create(path, record):
             return str(record["token"])
         owner = _read(path)
-        if not owner and attempt < 10:  # being written by a file system without hard links: look again
+        if not owner and attempt < 3:  # being written by a file system without hard links: look again
             time.sleep(0.05)
             continue
         alive = _owner_alive(owner) if owner else False
