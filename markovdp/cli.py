@@ -227,12 +227,11 @@ def _validate_locked(args, console, argv, scenarios, plans, stores, samples, sta
     except WorkerLost as exc:
         return status.stopped(console, str(exc), "")
     except OSError as exc:  # a full disk, an unwritable file: what, which file, and how to go on
-        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
-            what, advice = "disk full: no space left on device", "free some space, then "
-        else:
-            what, advice = f"could not write: {exc.strerror or exc}", "fix that, then "
         where = f" writing {exc.filename}" if exc.filename else ""
-        return status.stopped(console, what + where, advice)
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return status.stopped(console, f"disk full: no space left on device{where}", "free some space, then ")
+        return status.stopped(console, f"{exc.strerror or exc}{where}" if where else f"{type(exc).__name__}: {exc}",
+                              "fix that, then ")
 
 
 class _Status:

@@ -55,11 +55,12 @@ def _fmt(value: float) -> str:
 
 
 # -- text from files is data: Markdown escaping and safe file names ------------------------------------------
-#: Characters that make Markdown (GFM) markup anywhere in a line: escaped with a backslash by `_md_text`.
-#: ``_`` is left alone: inside a word it is no emphasis in GFM, and names such as ``pure_eps_ratio`` stay legible.
-_MD_ACTIVE = re.compile(r"([\\`*\[\]<|$])")
-#: What makes markup at the start of a line: a heading, quote, list, rule or setext underline.
-_MD_LINE_START = re.compile(r"^([#>+=*-]|\d+[.)])")
+#: What makes Markdown (GFM) markup anywhere in a line: escaped with a backslash by `_md_text`. ``<`` only
+#: where it can open a tag or an autolink (``<=`` stays as it is); ``_`` is left alone: inside a word it is no
+#: emphasis in GFM, and names such as ``pure_eps_ratio`` stay legible.
+_MD_ACTIVE = re.compile(r"([\\`*\[\]|$]|<(?=[A-Za-z/!?]))")
+#: What makes markup at the start of a line: a heading, quote, list item, rule, setext underline or code fence.
+_MD_LINE_START = re.compile(r"^(?:#{1,6}(?:\s|$)|>|[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|([-*_=])\s*(?:\1\s*){2,}$|~~~)")
 
 
 def _one_line(text: str) -> str:
@@ -70,13 +71,17 @@ def _one_line(text: str) -> str:
 def _md_text(value: Any) -> str:
     """`value` as Markdown text that renders as itself: no HTML, link, image, code, math, table cell or block.
 
-    Backslash-escapes the characters that are markup inside a line (``\\ ` * [ ] < | $``) and a leading
-    ``# > + = * -`` or ``1.``; control characters and line breaks become spaces.
+    Backslash-escapes the characters that are markup inside a line (``\\ ` * [ ] | $``, and ``<`` before a
+    letter, ``/``, ``!`` or ``?``) and the marker of a heading, quote, list item, rule or fence that the text
+    starts with; control characters and line breaks become spaces.
     """
     text = _one_line(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)).strip()
     text = _MD_ACTIVE.sub(r"\\\1", text)
-    match = _MD_LINE_START.match(text)
-    return text if match is None else text[:match.end() - 1] + "\\" + text[match.end() - 1:]
+    if _MD_LINE_START.match(text):  # escape the character that makes the marker (a digit's '.' or ')')
+        marker = re.match(r"\d+", text)
+        at = marker.end() if marker else 0
+        text = text[:at] + "\\" + text[at:]
+    return text
 
 
 def _md_code(value: Any) -> str:

@@ -258,10 +258,12 @@ def test_validate_with_crafted_files_in_out_writes_only_inside_out(tmp_path, cap
 
 
 def test_md_text_and_md_code_leave_plain_text_alone_and_quote_the_rest():
-    for plain in ("BBGG-T1.3", "markovdp validate --quick", "RDP of M >> K / RDP of M", "pure_eps_ratio", "eps=0.5"):
+    for plain in ("BBGG-T1.3", "markovdp validate --quick", "RDP of M >> K / RDP of M", "pure_eps_ratio", "eps=0.5",
+                  "0.1.0", "exact delta <= certified delta", "-1.5", "#3"):
         assert report._md_text(plain) == plain
         assert report._md_code(plain) == f"`{plain}`"
     assert report._md_code("a ``b`` c") == "```a ``b`` c```"
     assert report._md_code("`x") == "`` `x ``"
     assert report._md_text("line\nbreak") == "line break"
-    assert report._md_text("1. first") == "1\\. first"
+    assert report._md_text("1. first") == "1\\. first" and report._md_text("- item") == "\\- item"
+    assert report._md_text("<b>") == "\\<b>" and report._md_text("a|b") == "a\\|b"

@@ -156,6 +156,9 @@ def run_sweep(
         that do not match the manifest's checksums.
     SchedulerUnreachable
         If `executor` is an address no scheduler answers at.
+    SchedulerLost, WorkerLost
+        If the scheduler, or workers the run cannot do without, are lost mid-run (the finished batches
+        stay checkpointed under `out`; ``resume=True`` continues).
     """
     if executor is None or isinstance(executor, str):
         with open_executor(executor) as opened:
