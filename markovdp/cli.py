@@ -318,7 +318,6 @@ def _certify(args, console) -> int:
 
     from ._validation import check_eps, check_probability
     from .guarantees import certify, dobrushin, doeblin, ldp_epsilon, ultra_mixing
-    from .guarantees.types import Bound
     from .mechanisms import DeclaredDP
     from .operators import FiniteKernel
 
@@ -345,15 +344,16 @@ def _certify(args, console) -> int:
 
     if args.eps is not None:
         cert = certify(DeclaredDP(args.eps, delta) >> kernel)
-        amp = Table("theorem", f"delta at eps={args.eps:g}", f"eps at delta={delta:g}", "note",
-                    title=f"Amplification of an ({args.eps:g}, {delta:g})-DP mechanism by K (BBGG-T1)")
-        for tid, cand in cert.candidates.items():
-            if isinstance(cand, Bound):
-                amp.add_row(tid, _num(cand.delta(args.eps)), _num(cand.epsilon(delta)), "")
-            else:
-                amp.add_row(tid, "—", "—", cand.reason)
+        amp = Table("theorem", f"delta at eps = {args.eps:g} nats", f"eps (nats) at delta = {delta:g}",
+                    title="Amplification by K of an (eps, delta)-DP mechanism (BBGG-T1)",
+                    caption=f"the mechanism: eps = {args.eps:g} nats, delta = {delta:g}")
+        for bound in cert.bounds:
+            amp.add_row(bound.theorem, _num(bound.delta(args.eps)), _num(bound.epsilon(delta)))
         best = cert.best(eps=args.eps)
         console.print(amp)
+        if cert.reasons():
+            console.print(f"not applicable: {', '.join(cert.reasons())} — see `certify(DeclaredDP({args.eps:g}, "
+                          f"{delta:g}) >> FiniteKernel(K)).reasons()`", highlight=False, soft_wrap=True)
         console.print(f"Best at eps={args.eps:g}: delta = {_num(cert.delta(args.eps))} "
                       f"({best.theorem if best else 'none'}).")
     return 0

@@ -90,7 +90,25 @@ def test_certify_amplifies_the_delta_it_is_given(tmp_path, capsys):
     np.save(path, np.array([[0.9, 0.1], [0.2, 0.8]]))
     assert main(["certify", str(path), "--eps", "1", "--delta", "0"]) == 0
     out = capsys.readouterr().out
-    assert "(1, 0)-DP mechanism" in out and "Best at eps=1: delta = 0 " in out
+    assert "eps = 1 nats, delta = 0" in out and "Best at eps=1: delta = 0 " in out
+
+
+def test_certify_lists_the_rules_that_apply_and_names_the_others_on_one_line(tmp_path, capsys):
+    import markovdp as md
+
+    path = tmp_path / "k.npy"
+    matrix = np.array([[0.9, 0.1], [0.2, 0.8]])
+    np.save(path, matrix)
+    assert main(["certify", str(path), "--eps", "1", "--delta", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "Amplification by K of an (eps, delta)-DP mechanism (BBGG-T1)" in out
+    cert = md.certify(md.DeclaredDP(1.0, 0.01) >> md.FiniteKernel(matrix))
+    rows = {line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")}
+    assert {b.theorem for b in cert.bounds} <= rows and not set(cert.reasons()) & rows
+    (line,) = [line for line in out.splitlines() if line.startswith("not applicable: ")]
+    assert line.startswith(f"not applicable: {', '.join(cert.reasons())} — see `certify(")
+    for reason in cert.reasons().values():
+        assert reason not in out
 
 
 def test_validate_refuses_an_output_file_instead_of_a_folder(tmp_path):
