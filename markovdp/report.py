@@ -145,7 +145,7 @@ def column_unit(ds: xr.Dataset) -> str:
         return "ratio"
     if "total variation" in name:
         return "TV"
-    return textwrap.shorten(name, 24, placeholder="…")
+    return textwrap.shorten(name.split(" = ")[0].split(", ")[0], 20, placeholder="…")  # "squared error E_OU"
 
 
 def value_columns(ds: xr.Dataset) -> list[str]:
@@ -283,6 +283,12 @@ class _Scale:
             ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks: clutter in small multiples, and slow
             if self.clipped:
                 ax.axhline(self.floor, color="0.6", lw=0.8, ls=":", zorder=0)
+                # The floor is a place, not a value: its tick says what sits there, and no tick below the
+                # threshold suggests that something drawn on the floor has the value beside it.
+                ticks = [t for t in LogLocator(numticks=6).tick_values(self.threshold, self.upper)
+                         if self.threshold <= t <= self.upper]
+                ax.set_yticks([self.floor, *ticks], ["0" if self.only_zeros else f"< {self.threshold:.1e}",
+                                                     *(f"$10^{{{round(math.log10(t))}}}$" for t in ticks)])
         else:
             ax.set_ylim(min(0.0, ax.get_ylim()[0]), self.upper)
 

@@ -254,16 +254,21 @@ def test_a_log_axis_floor_never_draws_a_bound_above_its_value():
     (floor,) = [line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == ":"]
     assert floor < bound.min() and ax.get_ylim()[0] < floor
     assert "0 (not on a log axis) drawn on this floor" in [t.get_text() for t in fig.legends[0].get_texts()]
+    # the floor's tick says "0"; no other tick lies below the smallest value drawn where it is
+    ticks = dict(zip(ax.get_yticks(), (t.get_text() for t in ax.get_yticklabels()), strict=True))
+    assert ticks.pop(floor) == "0" and min(ticks) >= bound.min()
     matplotlib.pyplot.close(fig)
     # a zero bound sits on the floor; an exact value far below every bound still may (the legend says so)
     ds = result(sigma=(1.0,), eps=(1.0, 2.0, 3.0), bound=np.array([[0.5, 0.2, 0.0]]),
-                exact=np.array([[0.4, 1e-12, 0.0]]), estimate=np.full((1, 3), np.nan))
+                exact=np.array([[0.4, 1e-12, 0.0]]), estimate=np.full((1, 3), np.nan), ci_low=np.full((1, 3), np.nan),
+                ci_high=np.full((1, 3), np.nan))
     fig = report.figure(ds)
     ax = fig.axes[0]
     (floor,) = [line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == ":"]
     drawn = _bound_points(ax)
     np.testing.assert_array_equal(drawn[:2], [0.5, 0.2])
     assert drawn[2] == floor < 0.2
+    assert dict(zip(ax.get_yticks(), (t.get_text() for t in ax.get_yticklabels()), strict=True))[floor] == "< 2.0e-01"
     matplotlib.pyplot.close(fig)
 
 
@@ -301,6 +306,7 @@ def test_a_scenario_without_samples_does_not_print_samples_per_side():
     ("exact hockey-stick delta", "1", "δ"), ("exact Rényi divergence", "nats", "nats"),
     ("exact E_OU / E_GM", "1", "ratio"), ("exact contraction ratio D(mu K^n || nu K^n) / D(mu || nu)", "1", "ratio"),
     ("exact total variation of the n privatised samples", "1", "TV"), ("exact kappa(s)", "1/time", "1/time"),
+    ("exact squared error E_OU = E||f(D) − M_t^f(D)||²", "1", "squared error E_OU"),
 ])
 def test_table_columns_name_the_unit_of_their_values(long_name, units, column):
     ds = result()
