@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._profiles import invert_profile, rounded_up
 from .._validation import check_eps, check_order, check_probability
 
 Curve = Callable[[NDArray[np.float64]], NDArray[np.float64]]
@@ -30,37 +31,6 @@ def evaluate_curve(curve: Curve, eps: NDArray[np.float64]) -> NDArray[np.float64
     flat = np.atleast_1d(np.asarray(eps, dtype=np.float64)).ravel()
     values = np.asarray(curve(flat), dtype=np.float64).reshape(flat.shape)
     return np.clip(values, 0.0, 1.0).reshape(np.shape(eps))
-
-
-def invert_profile(profile: Callable[[float], float], delta: float, *, xtol: float = 1e-12,
-                   eps_max: float = 2.0**1023) -> float:
-    """The smallest eps >= 0 with profile(eps) <= delta, for a non-increasing profile (inf if none).
-
-    inf when even profile(inf) (the D_inf limit) exceeds delta; otherwise doubling then bisection
-    (robust to flat and step-like curves such as STD-DominatingPair) to `xtol` relative in eps. The
-    returned eps always satisfies profile(eps) <= delta; a NaN value never counts as satisfied.
-    """
-
-    def satisfied(eps: float) -> bool:
-        return bool(profile(eps) <= delta)  # False for NaN
-
-    if satisfied(0.0):
-        return 0.0
-    if not satisfied(math.inf):
-        return math.inf
-    hi = 1.0
-    while not satisfied(hi):
-        hi *= 2.0
-        if hi > eps_max:
-            return math.inf
-    lo = hi / 2.0 if hi > 1.0 else 0.0
-    while hi - lo > xtol * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        if satisfied(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 #: The eps (nats) and delta at which `Certificate.summary` / `to_dict` tabulate every rule by default.
@@ -90,22 +60,6 @@ def _num(value: float) -> str:
 
 def _short(text: str) -> str:
     return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
-
-
-#: The most ulps `rounded_up` walks up from a closed-form eps before falling back to `invert_profile`.
-NUDGES = 64
-
-
-def rounded_up(eps: float, profile: Callable[[float], float], delta: float = 0.0) -> float:
-    """A closed-form eps(delta) (e.g. R_inf at delta = 0: eps-DP iff eps >= R_inf) made conservative in
-    floats: raised by ulps until ``profile(eps) <= delta`` holds exactly in the profile's own rounding,
-    else found by `invert_profile`. inf stays inf."""
-    eps = max(float(eps), 0.0)
-    for _ in range(NUDGES):
-        if not math.isfinite(eps) or profile(eps) <= delta:
-            return eps
-        eps = float(np.nextafter(eps, math.inf))
-    return invert_profile(profile, delta)
 
 
 @dataclass(frozen=True)
@@ -292,8 +246,8 @@ class Certificate:
         """Draw delta(eps) of every applicable rule on a log y axis, the exact profile when
         `privacy_profile` knows it, the winning rules highlighted; return the matplotlib Axes.
 
-        See `markovdp.report.plot_certificate`.
+        See `markovdp.guarantees.certificate_plot.plot_certificate`.
         """
-        from ..report import plot_certificate
+        from .certificate_plot import plot_certificate  # matplotlib: imported when a plot is asked for
 
         return plot_certificate(self, ax=ax, eps=eps)
