@@ -624,6 +624,7 @@ def write_report(datasets: Iterable[xr.Dataset], out: Path, command: str) -> Pat
 
 
 __all__ = [
-    "estimate_text", "figure", "grid_dims", "markdown", "plot", "plot_certificate", "quantity", "rows",
-    "scenario_variables", "summary", "verdict_name", "write_report", "x_dim"
+    "column_unit", "estimate_text", "figure", "grid_dims", "has_estimates", "markdown", "plot", "plot_certificate",
+    "quantity", "random_input_dims", "rows", "scenario_variables", "summary", "value_cells", "value_columns",
+    "verdict_name", "write_report", "x_dim"
 ]
