@@ -414,16 +414,19 @@ def _report(args, console) -> int:
     if missing:
         raise UsageError(f"`FILE` must be a result of `markovdp validate`; {str(args.file)!r} lacks "
                          f"{', '.join(sorted(missing))}.")
+    from rich.markup import escape
     from rich.table import Table
 
     from .report import quantity, rows, value_cells, value_columns
 
-    table = Table(*value_columns(ds), "verdict",
-                  title=f"{ds.attrs['scenario']} ({ds.attrs['theory_id']}): {quantity(ds)}")
+    # The file's text is data: rich markup in it ("[link=…]", "[red]") is shown, not applied.
+    table = Table(*map(escape, value_columns(ds)), "verdict",
+                  title=escape(f"{ds.attrs['scenario']} ({ds.attrs['theory_id']}): {quantity(ds)}"))
     bad = 0
     for r in rows(ds):
         bad += r["verdict"] == "violation"
-        table.add_row(*value_cells(ds, r), r["verdict"], style="bold red" if r["verdict"] == "violation" else None)
+        table.add_row(*map(escape, value_cells(ds, r)), r["verdict"],
+                      style="bold red" if r["verdict"] == "violation" else None)
     console.print(table)
     return 1 if bad else 0
 

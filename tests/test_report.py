@@ -398,3 +398,12 @@ def test_md_text_and_md_code_leave_plain_text_alone_and_quote_the_rest():
     assert report._md_text("line\nbreak") == "line break"
     assert report._md_text("1. first") == "1\\. first" and report._md_text("- item") == "\\- item"
     assert report._md_text("<b>") == "\\<b>" and report._md_text("a|b") == "a\\|b"
+
+
+def test_the_report_command_shows_rich_markup_from_a_file_as_text(tmp_path, capsys):
+    path = tmp_path / "crafted.nc"
+    result("[red]TOY[/red]").assign_coords(sigma=["[link=http://evil.example]x[/link]", "[bold]y"]).to_netcdf(
+        path, engine="h5netcdf")
+    assert main(["report", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "[red]TOY[/red]" in out and "[link=http://evil.example]x[/link]" in out and "[bold]y" in out
