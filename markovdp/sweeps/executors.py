@@ -126,8 +126,8 @@ class DaskExecutor(cf.Executor):
                 return
         running = len(msg.get("processing-tasks", ()) or ())
         _log.warning("dask worker %s was lost (killed, or out of memory) while running %d tasks; the scheduler "
-                     "runs them again on the other workers or a restarted one (with no worker left the run waits for one)",
-                     msg.get("worker", "?"), running, extra={"batches_saved": True})
+                     "runs them again on the other workers or a restarted one (with no worker left the run waits "
+                     "for one)", msg.get("worker", "?"), running, extra={"batches_saved": True})
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
         with self._lock:
