@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_eps, check_int, check_order, check_range, fail
+from ._binning import binned_counts, quantile_counts, split_counts_of
 
 __all__ = [
     "Estimate",
@@ -187,9 +188,18 @@ def _check_samples(name: str, samples: Any) -> NDArray[Any]:
         raise fail(name, "a 1-D array of integer or float samples", f"dtype {arr.dtype}", TypeError)
     if arr.ndim != 1 or arr.size == 0:
         raise fail(name, "a non-empty 1-D array of samples", f"shape {arr.shape}")
-    if np.issubdtype(arr.dtype, np.floating) and not np.isfinite(arr).all():
+    if np.issubdtype(arr.dtype, np.floating) and not _all_finite(arr):
         raise fail(name, "finite (no NaN or inf)", arr[~np.isfinite(arr)][0])
     return arr
+
+
+def _all_finite(arr: NDArray[np.floating]) -> bool:
+    """Whether every value is finite: one vectorised numba pass for float64 (numpy's isfinite allocates a mask)."""
+    if arr.dtype == np.float64:
+        from ._estimate_kernels import all_finite  # numba: imported where used
+
+        return bool(all_finite(np.ascontiguousarray(arr)))
+    return bool(np.isfinite(arr).all())
 
 
 def _interior_edges(name: str, edges: Any) -> NDArray[np.float64]:
@@ -207,21 +217,6 @@ def _interior_edges(name: str, edges: Any) -> NDArray[np.float64]:
 
 # ---------------------------------------------------------------------------------------------
 # counts
-
-
-def _halves(samples: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
-    cut = samples.size // 2
-    return samples[:cut], samples[cut:]
-
-
-def _split_counts(cells: NDArray[np.int64], m: int) -> NDArray[np.int64]:
-    """Counts over {0..m-1} of the first ``n // 2`` cells (row 0) and of the rest (row 1)."""
-    return np.stack([np.bincount(half, minlength=m) for half in _halves(cells)]).astype(np.int64)
-
-
-def _bin(samples: NDArray[np.float64], interior: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Bin index j of each sample, bin j = [e_j, e_{j+1}) with e_0 = -inf and e_m = +inf."""
-    return np.searchsorted(interior, samples, side="right").astype(np.int64)
 
 
 def _check_support(name: str, samples: NDArray[Any], k: int) -> None:
@@ -264,13 +259,13 @@ def split_counts(samples: ArrayLike, *, k: int | None = None,
             raise fail("k", "an integer >= 1 for integer (discrete) samples", k)
         k = check_int("k", k, minimum=1)
         _check_support("samples", arr, k)
-        return _split_counts(arr.astype(np.int64), k)
+        return split_counts_of(arr.astype(np.int64), k)
     if k is not None:
         raise fail("k", "None for float (continuous) samples; give `edges`", k)
     if edges is None:
         raise fail("edges", "an array of bin edges for float (continuous) samples", edges)
     interior = _interior_edges("edges", edges)
-    return _split_counts(_bin(arr, interior), interior.size + 1)
+    return binned_counts(arr, arr[:0], interior)[0]
 
 
 def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
@@ -294,7 +289,7 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
             k = check_int("k", k, minimum=1)
         _check_support("samples_p", xp, k)
         _check_support("samples_q", xq, k)
-        return _split_counts(xp.astype(np.int64), k), _split_counts(xq.astype(np.int64), k), True, False
+        return split_counts_of(xp.astype(np.int64), k), split_counts_of(xq.astype(np.int64), k), True, False
     if k is not None:
         raise fail("k", "None for float (continuous) samples; use `bins`", k)
     if bins is None:
@@ -304,13 +299,10 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
         bins = check_int("bins", bins, minimum=1)
         # Equal-probability bins from the pooled selection halves only, so the evaluation halves stay
         # independent of the binning (and of the event chosen from it).
-        pooled = np.concatenate([_halves(xp)[0], _halves(xq)[0]])
-        interior = (np.unique(np.quantile(pooled, np.arange(1, bins) / bins)) if pooled.size
-                    else np.empty(0))
+        counts_p, counts_q = quantile_counts(xp, xq, bins)
     else:
-        interior = _interior_edges("bins", bins)
-    m = interior.size + 1
-    return _split_counts(_bin(xp, interior), m), _split_counts(_bin(xq, interior), m), False, derived
+        counts_p, counts_q = binned_counts(xp, xq, _interior_edges("bins", bins))
+    return counts_p, counts_q, False, derived
 
 
 # ---------------------------------------------------------------------------------------------
