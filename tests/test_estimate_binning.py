@@ -128,7 +128,7 @@ def test_explicit_edges_give_numpys_counts(kind: str) -> None:
 
 def test_order_statistics_kernel_equals_a_sort() -> None:
     """x_(r) of two arrays pooled equals np.sort of their concatenation at any increasing ranks; a `limit` below
-    what the cells holding the ranks hold returns done = False (the caller's partition)."""
+    what the cells holding the ranks hold returns status 1 (the caller's partition), a NaN or inf status 2."""
     rng = np.random.default_rng([SEED, 2])
     for kind in KINDS:
         a, b = draw(kind, 30_000, rng), draw(kind, 12_345, rng)
@@ -138,12 +138,16 @@ def test_order_statistics_kernel_equals_a_sort() -> None:
         ranks = np.unique(ranks)
         for cells in (1, 16, 4096):
             scale, used = kernels.grid_scale(pooled[100], pooled[-100], cells)
-            stats, done, counts, offset, gathered = kernels.order_statistics(a, b, ranks, pooled[100], scale, used,
-                                                                             pooled.size)
-            assert done
+            stats, status, counts, offset, gathered = kernels.order_statistics(a, b, ranks, pooled[100], scale,
+                                                                               used, pooled.size)
+            assert status == 0
             np.testing.assert_array_equal(stats, pooled[ranks])
             assert counts.sum() == pooled.size
-        assert not kernels.order_statistics(a, b, ranks, pooled[100], scale, used, 0)[1]
+        assert kernels.order_statistics(a, b, ranks, pooled[100], scale, used, 0)[1] == 1
+        for bad in (np.nan, np.inf, -np.inf):
+            c = b.copy()
+            c[-1] = bad
+            assert kernels.order_statistics(a, c, ranks, pooled[100], scale, used, pooled.size)[1] == 2
 
 
 def test_gathered_counts_fall_back_to_a_pass_when_an_edge_cell_was_not_gathered() -> None:
@@ -154,8 +158,9 @@ def test_gathered_counts_fall_back_to_a_pass_when_an_edge_cell_was_not_gathered(
     scale, cells = kernels.grid_scale(-3.0, 3.0, 256)
     ranks = np.array([0])
     _, _, counts, _, _ = kernels.order_statistics(p[:5000], q[:4500], ranks, -3.0, scale, cells, 10**9)
-    out = kernels.bin_counts_gathered(p, q, 5000, 4500, edges, -3.0, scale, counts, np.full(cells, -1),
-                                      np.empty(0))
+    out, finite = kernels.bin_counts_gathered(p, q, 5000, 4500, edges, -3.0, scale, counts, np.full(cells, -1),
+                                              np.empty(0))
+    assert finite
     np.testing.assert_array_equal(out, np.concatenate([numpy_counts(p, edges), numpy_counts(q, edges)]))
 
 
@@ -169,12 +174,26 @@ def test_float32_and_mixed_precision_samples_keep_numpys_binning() -> None:
 
 
 def test_non_finite_samples_are_named_wherever_they_are() -> None:
-    """NaN or inf anywhere (a selection half, an evaluation half, the last value) is refused before binning,
-    naming the sample and the value."""
+    """NaN or inf anywhere (a selection half, an evaluation half, the last value; float64 samples are checked by the
+    binning passes themselves) is refused, naming the sample and its first non-finite value: default and given
+    bins, both estimators, `split_counts`, and a float64 sample beside a float32 one."""
     rng = np.random.default_rng([SEED, 5])
+    clean = rng.standard_normal(1_000_000)
     for where in (0, 499_999, 500_000, 999_999):
         for bad in (np.nan, np.inf, -np.inf):
-            x = rng.standard_normal(1_000_000)
+            x = clean.copy()
             x[where] = bad
-            with pytest.raises(ValueError, match="`samples_q` must be finite"):
-                estimate_renyi(rng.standard_normal(10), x, alpha=2.0)
+            if where < 999_999:
+                x[-1] = np.inf if bad != np.inf else np.nan  # a later offender is not the one named
+            with pytest.raises(ValueError, match=rf"`samples_q` must be finite \(no NaN or inf\); got {bad!r}\."):
+                estimate_renyi(clean[:10], x, alpha=2.0)
+            with pytest.raises(ValueError, match="`samples_p` must be finite"):
+                estimate_hockey_stick(x, clean, eps=0.5)
+            with pytest.raises(ValueError, match="`samples_p` must be finite"):
+                estimate_hockey_stick(x, clean, eps=0.5, bins=np.linspace(-2.0, 2.0, 9))
+            with pytest.raises(ValueError, match="`samples_p` must be finite"):
+                estimate_renyi(x, clean.astype(np.float32), alpha=2.0)
+            with pytest.raises(ValueError, match="`samples` must be finite"):
+                split_counts(x, edges=[-1.0, 0.0, 1.0])
+    with pytest.raises(ValueError, match="`samples_q` must be finite"):
+        estimate_renyi(clean[:10], np.array([1.0, np.nan]), alpha=2.0, bins=1)

@@ -37,28 +37,43 @@ def _search_counts(samples: NDArray[Any], interior: NDArray[np.float64]) -> NDAr
     return split_counts_of(cells, interior.size + 1)
 
 
-def binned_counts(xp: NDArray[Any], xq: NDArray[Any],
-                  interior: NDArray[np.float64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(2, m) counts of the halves of two finite samples in the bins between the increasing `interior` edges.
+Counts = tuple[NDArray[np.int64], NDArray[np.int64]]
+
+
+def binned_counts(xp: NDArray[Any], xq: NDArray[Any], interior: NDArray[np.float64]) -> Counts | None:
+    """(2, m) counts of the halves of two samples in the bins between the increasing finite `interior` edges.
 
     Float64 samples: one numba pass (`_binning_kernels.bin_counts`) on a grid of cells of width
     (e_last − e_first) / cells over [e_first, e_last], plus one cell below and one above, so that no edge shares
-    its cell with the clamped tails; about 128 cells per edge leave few values to compare with an edge.
+    its cell with the clamped tails; about 128 cells per edge leave few values to compare with an edge. The pass
+    also checks that float64 samples are finite: None if they are not. Other samples must be finite (not checked).
     """
     from . import _binning_kernels as kernels  # numba: imported where used
 
     if not (xp.dtype == xq.dtype == np.float64) or not 0 < interior.size <= kernels.MAX_EDGES:
+        if not (_finite(xp) and _finite(xq)):
+            return None
         return _search_counts(xp, interior), _search_counts(xq, interior)
     scale, cells = kernels.grid_scale(interior[0], interior[-1], min(max(128 * interior.size, 16), 2**14))
     low = interior[0] - 1.0 / scale if cells > 1 else interior[0]
-    counts = kernels.bin_counts(np.ascontiguousarray(xp), np.ascontiguousarray(xq), xp.size // 2, xq.size // 2,
-                                interior, low, scale, cells + 2 if cells > 1 else 1)
-    return counts[:2], counts[2:]
+    counts, finite = kernels.bin_counts(np.ascontiguousarray(xp), np.ascontiguousarray(xq), xp.size // 2,
+                                        xq.size // 2, interior, low, scale, cells + 2 if cells > 1 else 1)
+    return (counts[:2], counts[2:]) if finite else None
 
 
-def quantile_counts(xp: NDArray[Any], xq: NDArray[Any], bins: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
-    """(2, m) counts of the halves of two finite samples in `bins` equal-probability bins of their pooled
-    selection halves: the bins between ``np.unique(np.quantile(pool, np.arange(1, bins) / bins))``.
+def _finite(x: NDArray[Any]) -> bool:
+    """Whether float64 samples are all finite (one numba pass); True for other kinds (their caller checks them)."""
+    if x.dtype != np.float64:
+        return True
+    from ._estimate_kernels import all_finite  # numba: imported where used
+
+    return bool(all_finite(np.ascontiguousarray(x)))
+
+
+def quantile_counts(xp: NDArray[Any], xq: NDArray[Any], bins: int) -> Counts | None:
+    """(2, m) counts of the halves of two samples in `bins` equal-probability bins of their pooled selection
+    halves: the bins between ``np.unique(np.quantile(pool, np.arange(1, bins) / bins))``. Float64 samples are
+    checked finite on the way (None if they are not); other samples must be finite.
 
     numpy's default quantile ("linear", Hyndman–Fan type 7) of n values sorted as x_(0) <= … <= x_(n−1) at level
     q: h = (n − 1) q, i = floor(h), g = h − i, the value x_(i) + g (x_(i+1) − x_(i)), evaluated as numpy's
@@ -76,6 +91,8 @@ def quantile_counts(xp: NDArray[Any], xq: NDArray[Any], bins: int) -> tuple[NDAr
     n = first_p.size + first_q.size
     levels = np.arange(1, bins) / bins
     if not (xp.dtype == xq.dtype == np.float64) or n == 0 or levels.size == 0:
+        if not (_finite(xp) and _finite(xq)):
+            return None
         interior = np.unique(np.quantile(np.concatenate([first_p, first_q]), levels)) if n else np.empty(0)
         return binned_counts(xp, xq, interior)
     h = (n - 1) * levels
@@ -92,8 +109,11 @@ def quantile_counts(xp: NDArray[Any], xq: NDArray[Any], bins: int) -> tuple[NDAr
     low = float(sub[max(ranks[0] * (s - 1) // n - pad, 0)])
     high = float(sub[min(-(-ranks[-1] * (s - 1) // n) + pad, s - 1)])
     scale, cells = kernels.grid_scale(low, high, min(max(n // 64, 16), 2**14))
-    stats, done, counts, offset, gathered = kernels.order_statistics(first_p, first_q, ranks, low, scale, cells,
-                                                                     max(n // 8, 2**16))
+    stats, status, counts, offset, gathered = kernels.order_statistics(first_p, first_q, ranks, low, scale, cells,
+                                                                       max(n // 8, 2**16))
+    if status == 2:
+        return None
+    done = status == 0
     if not done:
         pool = np.concatenate([first_p, first_q])
         pool.partition(ranks)
@@ -105,6 +125,6 @@ def quantile_counts(xp: NDArray[Any], xq: NDArray[Any], bins: int) -> tuple[NDAr
     interior = np.unique(edges)
     if not done or interior.size > kernels.MAX_EDGES:
         return binned_counts(xp, xq, interior)
-    out = kernels.bin_counts_gathered(xp, xq, first_p.size, first_q.size, interior, low, scale, counts, offset,
-                                      gathered)
-    return out[:2], out[2:]
+    out, finite = kernels.bin_counts_gathered(xp, xq, first_p.size, first_q.size, interior, low, scale, counts,
+                                              offset, gathered)
+    return (out[:2], out[2:]) if finite else None

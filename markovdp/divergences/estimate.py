@@ -176,8 +176,9 @@ def _check_pair(counts_p: Any, counts_q: Any, *, split: bool) -> tuple[NDArray[n
     return cp, cq
 
 
-def _check_samples(name: str, samples: Any) -> NDArray[Any]:
-    """A non-empty 1-D array: integer (discrete; bool read as 0/1) or finite float (continuous)."""
+def _check_samples(name: str, samples: Any, *, finite: bool = True) -> NDArray[Any]:
+    """A non-empty 1-D array: integer (discrete; bool read as 0/1) or finite float (continuous). ``finite=False``
+    leaves float64 samples unchecked for NaN and inf: the caller's binning pass checks them (`_binning`)."""
     try:
         arr = np.asarray(samples)
     except Exception as exc:
@@ -188,7 +189,7 @@ def _check_samples(name: str, samples: Any) -> NDArray[Any]:
         raise fail(name, "a 1-D array of integer or float samples", f"dtype {arr.dtype}", TypeError)
     if arr.ndim != 1 or arr.size == 0:
         raise fail(name, "a non-empty 1-D array of samples", f"shape {arr.shape}")
-    if np.issubdtype(arr.dtype, np.floating) and not _all_finite(arr):
+    if np.issubdtype(arr.dtype, np.floating) and (finite or arr.dtype != np.float64) and not _all_finite(arr):
         raise fail(name, "finite (no NaN or inf)", arr[~np.isfinite(arr)][0])
     return arr
 
@@ -200,6 +201,15 @@ def _all_finite(arr: NDArray[np.floating]) -> bool:
 
         return bool(all_finite(np.ascontiguousarray(arr)))
     return bool(np.isfinite(arr).all())
+
+
+def _finite_counts(counts: Any, **samples: NDArray[Any]) -> Any:
+    """`counts` from a binning pass, or the error naming the first sample and value that are not finite (the
+    pass found one: ``_check_samples(..., finite=False)`` left float64 samples to it)."""
+    if counts is None:
+        for name, arr in samples.items():
+            _check_samples(name, arr)
+    return counts
 
 
 def _interior_edges(name: str, edges: Any) -> NDArray[np.float64]:
@@ -251,7 +261,7 @@ def split_counts(samples: ArrayLike, *, k: int | None = None,
     ValueError, TypeError
         Bad samples, `k` or `edges`, or the wrong one of `k` / `edges` for the kind of samples.
     """
-    arr = _check_samples("samples", samples)
+    arr = _check_samples("samples", samples, finite=False)
     if np.issubdtype(arr.dtype, np.integer):
         if edges is not None:
             raise fail("edges", "None for integer (discrete) samples; give `k`", "an array")
@@ -265,14 +275,14 @@ def split_counts(samples: ArrayLike, *, k: int | None = None,
     if edges is None:
         raise fail("edges", "an array of bin edges for float (continuous) samples", edges)
     interior = _interior_edges("edges", edges)
-    return binned_counts(arr, arr[:0], interior)[0]
+    return _finite_counts(binned_counts(arr, arr[:0], interior), samples=arr)[0]
 
 
 def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
                    ) -> tuple[NDArray[np.int64], NDArray[np.int64], bool, bool]:
     """Validate a pair of samples and bin them; returns (counts_p, counts_q, discrete, bins derived from data)."""
-    xp = _check_samples("samples_p", samples_p)
-    xq = _check_samples("samples_q", samples_q)
+    xp = _check_samples("samples_p", samples_p, finite=False)
+    xq = _check_samples("samples_q", samples_q, finite=False)
     discrete = bool(np.issubdtype(xp.dtype, np.integer))
     if discrete != bool(np.issubdtype(xq.dtype, np.integer)):
         kind = "integer (discrete)" if discrete else "float (continuous)"
@@ -299,9 +309,10 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
         bins = check_int("bins", bins, minimum=1)
         # Equal-probability bins from the pooled selection halves only, so the evaluation halves stay
         # independent of the binning (and of the event chosen from it).
-        counts_p, counts_q = quantile_counts(xp, xq, bins)
+        counts_p, counts_q = _finite_counts(quantile_counts(xp, xq, bins), samples_p=xp, samples_q=xq)
     else:
-        counts_p, counts_q = binned_counts(xp, xq, _interior_edges("bins", bins))
+        counts = binned_counts(xp, xq, _interior_edges("bins", bins))
+        counts_p, counts_q = _finite_counts(counts, samples_p=xp, samples_q=xq)
     return counts_p, counts_q, False, derived
 
 
