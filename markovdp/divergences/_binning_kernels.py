@@ -61,7 +61,7 @@ def _cells(y: np.ndarray, bits: np.ndarray, low: float, scale: float, top: float
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def order_statistics(a: np.ndarray, b: np.ndarray, ranks: np.ndarray, low: float, scale: float, cells: int,
                      limit: int) -> tuple[np.ndarray, int, np.ndarray, np.ndarray, np.ndarray]:
     """(x_(r) for r in `ranks`, status, counts, offset, gathered): order statistics (0-based, increasing ranks in
@@ -179,7 +179,7 @@ def _count_pass(y: np.ndarray, edges: np.ndarray, low: float, scale: float, firs
     return bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bin_counts(p: np.ndarray, q: np.ndarray, cut_p: int, cut_q: int, edges: np.ndarray, low: float,
                scale: float, cells: int) -> tuple[np.ndarray, bool]:
     """((4, m) int64, finite), m = edges.size + 1: counts of the bins ``searchsorted(edges, y, side="right")`` of
@@ -194,7 +194,7 @@ def bin_counts(p: np.ndarray, q: np.ndarray, cut_p: int, cut_q: int, edges: np.n
     return counts, bad == 0
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bin_counts_gathered(p: np.ndarray, q: np.ndarray, cut_p: int, cut_q: int, edges: np.ndarray, low: float,
                         scale: float, counts: np.ndarray, offset: np.ndarray,
                         gathered: np.ndarray) -> tuple[np.ndarray, bool]:

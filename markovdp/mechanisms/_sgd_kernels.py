@@ -76,7 +76,7 @@ def gradient(code: int, parameters: np.ndarray, x: np.ndarray, z: np.ndarray, ou
             out[k] = c * z[k] + lam * x[k]
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def simulate_builtin(loss_code: int, projection_code: int, dim: int, loss_parameters: np.ndarray,
                      projection_parameters: np.ndarray, data: np.ndarray, starts: np.ndarray, eta: float,
                      sigma: float, block: int, states: np.ndarray, out: np.ndarray) -> None:

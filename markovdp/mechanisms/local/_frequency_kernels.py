@@ -15,7 +15,7 @@ from numba import njit
 INTERLEAVE_CELLS = 2**14
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def value_counts(values: np.ndarray, m: int) -> tuple[np.ndarray, bool]:
     """(c, ok): c_v = #{i : values[i] = v} for v in [0, m) (``np.bincount(values, minlength=m)``), and whether
     every value lies in [0, m) (c is incomplete otherwise). Two cells: c_1 is the sum of the values."""
@@ -56,7 +56,7 @@ def value_counts(values: np.ndarray, m: int) -> tuple[np.ndarray, bool]:
     return tables.sum(axis=0), not bad
 
 
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def bitmap_counts(reports: np.ndarray, ones: int) -> tuple[np.ndarray, int]:
     """(c, status) for (n, k) reports of 0/1 entries: c_j = Σ_i reports[i, j] (``reports.sum(axis=0)``); status 0
     when every entry is 0 or 1 and, for ``ones >= 0``, every row holds exactly `ones` ones; 1 (an entry outside
