@@ -51,13 +51,13 @@ def interleaved(ours: Callable[[], Any], plain: dict[str, Callable[[], Any]], ro
 
 
 def row(label: str, n: int, ratios: np.ndarray, mine: float, winner: str) -> str:
-    return (f"{label:>34} {n:>8.0e} {mine * 1e3:>9.2f} {np.median(ratios):>7.2f} "
+    return (f"{label:>58} {n:>8.0e} {mine * 1e3:>9.2f} {np.median(ratios):>7.2f} "
             f"{ratios.min():>6.2f}-{ratios.max():<6.2f} {winner}")
 
 
 def bench_values(rng: np.random.Generator) -> None:
     print("report values (k-RR = GRR, Hadamard response): estimate(y) vs np.bincount(y, minlength=k)")
-    header = f"{'oracle':>34} {'n':>8} {'ours ms':>9} {'x numpy':>7} {'range':>13} fastest plain"
+    header = f"{'oracle':>58} {'n':>8} {'ours ms':>9} {'x numpy':>7} {'range':>13} fastest plain"
     print(header)
     print("-" * len(header))
     for oracle in (md.RandomizedResponse(2, 1.0), md.RandomizedResponse(16, 1.0), md.RandomizedResponse(1024, 1.0),
@@ -75,7 +75,7 @@ def bench_values(rng: np.random.Generator) -> None:
 
 def bench_bitmaps(rng: np.random.Generator) -> None:
     print("bitmap reports (subset selection, unary encoding): estimate(R) vs the column sums of R (uint8)")
-    header = f"{'oracle':>34} {'n':>8} {'ours ms':>9} {'x numpy':>7} {'range':>13} fastest plain"
+    header = f"{'oracle':>58} {'n':>8} {'ours ms':>9} {'x numpy':>7} {'range':>13} fastest plain"
     print(header)
     print("-" * len(header))
     for oracle, n in ((SubsetSelection(16, 1.0), 10**6), (SubsetSelection(1024, 1.0), 10**5),
