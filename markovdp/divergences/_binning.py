@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-__all__ = ["binned_counts", "halves", "quantile_counts", "split_counts_of"]
+__all__ = ["all_finite", "binned_counts", "halves", "quantile_counts", "split_counts_of"]
 
 #: Evenly strided values of the pooled selection halves whose sorted order places the grid of the quantiles.
 GRID_SAMPLE = 4096
@@ -46,12 +46,12 @@ def binned_counts(xp: NDArray[Any], xq: NDArray[Any], interior: NDArray[np.float
     Float64 samples: one numba pass (`_binning_kernels.bin_counts`) on a grid of cells of width
     (e_last − e_first) / cells over [e_first, e_last], plus one cell below and one above, so that no edge shares
     its cell with the clamped tails; about 128 cells per edge leave few values to compare with an edge. The pass
-    also checks that float64 samples are finite: None if they are not. Other samples must be finite (not checked).
+    also checks that the samples are finite: None if they are not.
     """
     from . import _binning_kernels as kernels  # numba: imported where used
 
     if not (xp.dtype == xq.dtype == np.float64) or not 0 < interior.size <= kernels.MAX_EDGES:
-        if not (_finite(xp) and _finite(xq)):
+        if not (all_finite(xp) and all_finite(xq)):
             return None
         return _search_counts(xp, interior), _search_counts(xq, interior)
     scale, cells = kernels.grid_scale(interior[0], interior[-1], min(max(128 * interior.size, 16), 2**14))
@@ -61,19 +61,19 @@ def binned_counts(xp: NDArray[Any], xq: NDArray[Any], interior: NDArray[np.float
     return (counts[:2], counts[2:]) if finite else None
 
 
-def _finite(x: NDArray[Any]) -> bool:
-    """Whether float64 samples are all finite (one numba pass); True for other kinds (their caller checks them)."""
-    if x.dtype != np.float64:
-        return True
-    from ._estimate_kernels import all_finite  # numba: imported where used
+def all_finite(x: NDArray[Any]) -> bool:
+    """Whether every sample is finite: one vectorised numba pass for float64 (numpy's isfinite allocates a mask)."""
+    if x.dtype == np.float64:
+        from ._estimate_kernels import all_finite as one_pass  # numba: imported where used
 
-    return bool(all_finite(np.ascontiguousarray(x)))
+        return bool(one_pass(np.ascontiguousarray(x)))
+    return bool(np.isfinite(x).all()) if np.issubdtype(x.dtype, np.floating) else True
 
 
 def quantile_counts(xp: NDArray[Any], xq: NDArray[Any], bins: int) -> Counts | None:
     """(2, m) counts of the halves of two samples in `bins` equal-probability bins of their pooled selection
-    halves: the bins between ``np.unique(np.quantile(pool, np.arange(1, bins) / bins))``. Float64 samples are
-    checked finite on the way (None if they are not); other samples must be finite.
+    halves: the bins between ``np.unique(np.quantile(pool, np.arange(1, bins) / bins))``; None if a sample is not
+    finite (float64 samples are checked on the way).
 
     numpy's default quantile ("linear", Hyndman–Fan type 7) of n values sorted as x_(0) <= … <= x_(n−1) at level
     q: h = (n − 1) q, i = floor(h), g = h − i, the value x_(i) + g (x_(i+1) − x_(i)), evaluated as numpy's
@@ -91,7 +91,7 @@ def quantile_counts(xp: NDArray[Any], xq: NDArray[Any], bins: int) -> Counts | N
     n = first_p.size + first_q.size
     levels = np.arange(1, bins) / bins
     if not (xp.dtype == xq.dtype == np.float64) or n == 0 or levels.size == 0:
-        if not (_finite(xp) and _finite(xq)):
+        if not (all_finite(xp) and all_finite(xq)):
             return None
         interior = np.unique(np.quantile(np.concatenate([first_p, first_q]), levels)) if n else np.empty(0)
         return binned_counts(xp, xq, interior)

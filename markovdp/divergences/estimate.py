@@ -35,7 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_eps, check_int, check_order, check_range, fail
-from ._binning import binned_counts, quantile_counts, split_counts_of
+from ._binning import all_finite, binned_counts, quantile_counts, split_counts_of
 
 __all__ = [
     "Estimate",
@@ -189,18 +189,9 @@ def _check_samples(name: str, samples: Any, *, finite: bool = True) -> NDArray[A
         raise fail(name, "a 1-D array of integer or float samples", f"dtype {arr.dtype}", TypeError)
     if arr.ndim != 1 or arr.size == 0:
         raise fail(name, "a non-empty 1-D array of samples", f"shape {arr.shape}")
-    if np.issubdtype(arr.dtype, np.floating) and (finite or arr.dtype != np.float64) and not _all_finite(arr):
+    if np.issubdtype(arr.dtype, np.floating) and (finite or arr.dtype != np.float64) and not all_finite(arr):
         raise fail(name, "finite (no NaN or inf)", arr[~np.isfinite(arr)][0])
     return arr
-
-
-def _all_finite(arr: NDArray[np.floating]) -> bool:
-    """Whether every value is finite: one vectorised numba pass for float64 (numpy's isfinite allocates a mask)."""
-    if arr.dtype == np.float64:
-        from ._estimate_kernels import all_finite  # numba: imported where used
-
-        return bool(all_finite(np.ascontiguousarray(arr)))
-    return bool(np.isfinite(arr).all())
 
 
 def _finite_counts(counts: Any, **samples: NDArray[Any]) -> Any:
