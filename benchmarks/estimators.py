@@ -3,6 +3,10 @@
 "own": the estimator with L = log p − log q precomputed (a `log_ratio` callable returning the stored array), i.e.
 everything the estimator itself does; the user's log-density callables are timed separately. Each time is the
 minimum over interleaved repetitions (the machine is shared). Run: ``python -m benchmarks.estimators``.
+
+The defaults (issue 13 §6, goal <= 0.3x): `estimate_hockey_stick` / `estimate_renyi` with no method and no bins
+(64 equal-probability bins of the pooled selection halves) on 1e6 float samples per side, against drawing those
+samples; per round the draw and both estimators in turn, the ratio taken per round, its median and range shown.
 """
 
 from __future__ import annotations
@@ -47,7 +51,36 @@ def _timings(P: Any, Q: Any) -> dict[str, float]:
     return best
 
 
+def bench_defaults(rounds: int = 15) -> None:
+    """The default binned estimators ÷ the draw of their samples (both sides), interleaved rounds."""
+    import os
+
+    P, Q = md.Normal(0.0, 1.0), md.Normal(1.0, 1.3)
+    rng = np.random.default_rng(0)
+    xp, xq = P.sample(N, rng=rng), Q.sample(N, rng=rng)
+    md.estimate_hockey_stick(xp, xq, eps=0.3), md.estimate_renyi(xp, xq, alpha=2.0)  # warm-up: load the kernels
+    ratios: dict[str, list[float]] = {"estimate_hockey_stick (split, 64 bins)": [],
+                                      "estimate_renyi (histogram, 64 bins)": []}
+    draws = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        xp, xq = P.sample(N, rng=rng), Q.sample(N, rng=rng)
+        draws.append(time.perf_counter() - start)
+        for name, run in zip(ratios, (lambda: md.estimate_hockey_stick(xp, xq, eps=0.3),  # noqa: B023
+                                      lambda: md.estimate_renyi(xp, xq, alpha=2.0)), strict=True):  # noqa: B023
+            start = time.perf_counter()
+            run()
+            ratios[name].append((time.perf_counter() - start) / draws[-1])
+    print(f"defaults, d = 1, n = {N:.0e} per side: draw P and Q {np.median(draws) * 1e3:.1f} ms (median), "
+          f"load average {os.getloadavg()[0]:.1f}")
+    for name, values in ratios.items():
+        r = np.array(values)
+        print(f"  {name:40s} own/draw median {np.median(r):5.3f}  range {r.min():5.3f}-{r.max():5.3f}  "
+              f"({np.median(r) * np.median(draws) * 1e3:.1f} ms)")
+
+
 def main() -> None:
+    bench_defaults()
     laws = {1: (md.Normal(0.0, 1.0), md.Normal(1.0, 1.3)), 2: (md.Normal([0.0, 0.0], 1.0), md.Normal([0.6, 0.3], 1.0))}
     for d, (P, Q) in laws.items():
         best = _timings(P, Q)

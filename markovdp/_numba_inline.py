@@ -36,6 +36,22 @@ def stack_buffer(size: int) -> Any:
     return stack
 
 
+@intrinsic
+def stack_matrix(typingctx: Any, rows: Any, cols: Any) -> Any:
+    """``stack_matrix(rows, cols)`` -> a float64 pointer to rows·cols slots on the calling kernel's stack, for two
+    numba literals (`stack_buffer` for sizes known only inside a kernel compiled per literal, e.g. a dimension);
+    view it with ``numba.np.numpy_support.carray(ptr, (rows, cols))``."""
+    if not (isinstance(rows, types.IntegerLiteral) and isinstance(cols, types.IntegerLiteral)):
+        return None
+    size = rows.literal_value * cols.literal_value
+
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
+        return cgutils.alloca_once(builder, context.get_value_type(types.float64),
+                                   size=context.get_constant(types.intp, max(size, 1)))
+
+    return types.CPointer(types.float64)(rows, cols), codegen
+
+
 def inlined(fn: Any) -> Any:
     """The user's dispatcher recompiled from its Python source with ``inline="always"`` (its other options kept):
     inlined at numba-IR level into the generated loop. A plain dispatcher is called, not inlined, by LLVM, so the

@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import markovdp as md
+from markovdp import _fast_normal as fast
 from markovdp.mechanisms.losses import GradientLoss, LogisticLoss, QuadraticLoss, largest_norm
 from markovdp.mechanisms.sgd import BLOCK, NoisyProjSGD, SGDDifferingAt, exact_sgd_outputs
 from markovdp.spaces import IncompatibleSpaces
@@ -44,44 +45,57 @@ def logistic_value(x: np.ndarray, record: np.ndarray, lam: float) -> float:
     return float(np.logaddexp(0.0, -y * a @ x) + 0.5 * lam * x @ x)
 
 
-def numpy_sgd(sgd: NoisyProjSGD, data: np.ndarray, runs: int, seed: int) -> np.ndarray:
-    """BBGG-A1 as a plain numpy loop over i, vectorised over the runs of each block of `BLOCK` (the simulator's
-    order of draws: x_0 first, then per block step by step a (block, d) normal array). Sums run left to right,
-    as in the compiled code, so results agree bit for bit."""
+def plain_noise(seed: int, runs: int, n: int, d: int) -> tuple[np.ndarray, np.random.Generator]:
+    """(Z, gen): Z[r, i, k], the noise of run r, step i, coordinate k, in the order documented in
+    `markovdp.mechanisms._sgd_kernels`: four 64-bit words of ``default_rng(seed)`` seed the root SeedSequence;
+    block b of `BLOCK` runs has the xoshiro256++ state of words 4b … 4b + 3 of its ``generate_state`` and draws
+    ``fill_normals(state, (BLOCK, n, d))`` for its runs, run-major (`fill_normals` is held against the reference
+    xoshiro256++ and the normal law in tests/test_fast_normal.py). gen: the Generator after the four words."""
     gen = np.random.default_rng(seed)
+    words = gen.integers(0, 2**64, size=4, dtype=np.uint64, endpoint=False)
+    blocks = -(-runs // BLOCK)
+    states = np.random.SeedSequence([int(w) for w in words]).generate_state(4 * blocks, np.uint64)
+    z = np.empty((blocks, BLOCK, n, d))
+    for b in range(blocks):
+        fast.fill_normals(states[4 * b:4 * b + 4].copy(), z[b])
+    return z.reshape(blocks * BLOCK, n, d)[:runs], gen
+
+
+def numpy_sgd(sgd: NoisyProjSGD, data: np.ndarray, runs: int, seed: int) -> np.ndarray:
+    """BBGG-A1 as a plain numpy loop over i, vectorised over all runs, on the documented noise (`plain_noise`;
+    x_0 ~ ξ_0 drawn after the four words of the noise's root). data: one dataset (n, p) or one per run
+    (runs, n, p). Sums run left to right, as in the compiled code, so results agree bit for bit."""
     d, n, eta, sigma = sgd.dim, sgd.n, sgd.eta, sgd.sigma
+    noise, gen = plain_noise(seed, runs, n, d)
     if isinstance(sgd.x0, md.Distribution):
-        starts = sgd.x0.sample(runs, rng=gen).reshape(runs, d)
+        x = sgd.x0.sample(runs, rng=gen).reshape(runs, d)
     else:
-        starts = np.tile(sgd.x0, (runs, 1))
-    out = np.empty((runs, d))
-    for b0 in range(0, runs, BLOCK):
-        x = starts[b0:b0 + BLOCK].copy()
-        for i in range(n):
-            z = data[i]
-            if isinstance(sgd.loss, QuadraticLoss):
-                g = x - z
-            else:
-                margin = np.zeros(len(x))
-                for k in range(d):
-                    margin = margin + z[k] * x[:, k]
-                margin = margin * z[d]
-                with np.errstate(over="ignore"):
-                    e = np.exp(-margin)
-                    s = np.where(margin >= 0.0, e / (1.0 + e), 1.0 / (1.0 + np.exp(margin)))
-                g = (-z[d] * s)[:, None] * z[:d] + sgd.loss.regularization * x
-            x = x - eta * (g + sigma * gen.standard_normal(x.shape))
-            w = sgd.projection
-            if isinstance(w, md.Ball):
-                sq = np.zeros(len(x))
-                for k in range(d):
-                    sq = sq + x[:, k] * x[:, k]
-                far = sq > w.radius**2
-                x[far] *= (w.radius / np.sqrt(sq[far]))[:, None]
-            elif isinstance(w, md.Box):
-                x = np.minimum(np.maximum(x, w.low), w.high)
-        out[b0:b0 + BLOCK] = x
-    return out
+        x = np.tile(sgd.x0, (runs, 1))
+    records = np.broadcast_to(data, (runs, *data.shape[-2:]))
+    for i in range(n):
+        z = records[:, i]
+        if isinstance(sgd.loss, QuadraticLoss):
+            g = x - z
+        else:
+            margin = np.zeros(runs)
+            for k in range(d):
+                margin = margin + z[:, k] * x[:, k]
+            margin = margin * z[:, d]
+            with np.errstate(over="ignore"):
+                e = np.exp(-margin)
+                s = np.where(margin >= 0.0, e / (1.0 + e), 1.0 / (1.0 + np.exp(margin)))
+            g = (-z[:, d] * s)[:, None] * z[:, :d] + sgd.loss.regularization * x
+        x = x - eta * (g + sigma * noise[:, i])
+        w = sgd.projection
+        if isinstance(w, md.Ball):
+            sq = np.zeros(runs)
+            for k in range(d):
+                sq = sq + x[:, k] * x[:, k]
+            far = sq > w.radius**2
+            x[far] *= (w.radius / np.sqrt(sq[far]))[:, None]
+        elif isinstance(w, md.Box):
+            x = np.minimum(np.maximum(x, w.low), w.high)
+    return x
 
 
 # ------------------------------------------------------------------------------------------- losses
@@ -143,14 +157,18 @@ def _logistic_sgd(d: int, n: int, projection: md.Projection, x0: object, rng: np
 
 
 def test_simulator_matches_a_numpy_loop_bit_for_bit() -> None:
-    """The numba simulator draws the same stream as a numpy loop vectorised over runs (same seed, same order):
-    quadratic loss with a ball and a box, and unprojected with a Normal start, agree bit for bit; the logistic
-    loss agrees to 1e-12 (numpy's vectorised exp may differ from libm's in the last bit on some CPUs)."""
+    """The numba simulator draws the documented noise (a stream per block of runs, run-major) and gives a plain
+    numpy loop's floats on it: quadratic loss with a ball and a box, and unprojected with a Normal start, in d = 2,
+    3 and 11 (beyond the dimensions compiled as constants), bit for bit; the logistic loss agrees to 1e-12 (numpy's
+    vectorised exp may differ from libm's in the last bit on some CPUs). 5 full blocks and a partial one: blocks
+    advanced in lockstep, and a last group with fewer of them."""
     rng = np.random.default_rng(SEED)
-    runs = 2 * BLOCK + 17  # two full blocks and a partial one
+    runs = 5 * BLOCK + 17
+    eleven = md.Ball(11, 2.0)
     for domain, projection, x0 in [(md.Ball(2, 1.0), md.Ball(2, 1.0), [0.9, -0.3]),
                                    (md.Box([-1.0, 0.0, 0.0], [1.0, 0.5, 2.0]), "same", [0.0, 0.25, 1.5]),
-                                   (md.Ball(2, 1.5), None, md.Normal([0.5, 0.5], 2.0))]:
+                                   (md.Ball(2, 1.5), None, md.Normal([0.5, 0.5], 2.0)),
+                                   (eleven, eleven, np.full(11, 0.1))]:
         projection = domain if projection == "same" else projection
         sgd = NoisyProjSGD(QuadraticLoss(domain), 0.6, 1.3, projection, x0, n=23)
         data = points_in(domain, 23, rng)
@@ -159,6 +177,30 @@ def test_simulator_matches_a_numpy_loop_bit_for_bit() -> None:
         sgd, data = _logistic_sgd(3, 31, projection, np.zeros(3), rng)
         np.testing.assert_allclose(sgd.run(data, runs, rng=SEED), numpy_sgd(sgd, data, runs, SEED),
                                    rtol=0, atol=1e-12)
+
+
+def test_runs_keep_their_noise_whatever_the_number_of_runs() -> None:
+    """Seeds are addresses: the first runs of a larger call are the smaller call, at block boundaries too; an
+    int seed, default_rng of it and a SeedSequence of it give the same runs; a Generator advances."""
+    rng = np.random.default_rng(SEED)
+    sgd, data = _logistic_sgd(2, 9, md.Ball(2, 1.0), np.zeros(2), rng)
+    full = sgd.run(data, 9 * BLOCK + 3, rng=5)
+    for runs in (1, 2, BLOCK - 1, BLOCK, BLOCK + 1, 4 * BLOCK + 1, 8 * BLOCK):
+        np.testing.assert_array_equal(sgd.run(data, runs, rng=5), full[:runs])
+    np.testing.assert_array_equal(sgd.run(data, 70, rng=np.random.default_rng(5)), full[:70])
+    np.testing.assert_array_equal(sgd.run(data, 70, rng=np.random.SeedSequence(5)), full[:70])
+    gen = np.random.default_rng(5)
+    first = sgd.run(data, 10, rng=gen)
+    assert not np.array_equal(sgd.run(data, 10, rng=gen), first)
+
+
+def test_one_dataset_per_run_matches_numpy() -> None:
+    """`sample` of a stack of different datasets: run r on dataset r with the noise of run r (d = 2)."""
+    rng = np.random.default_rng(SEED)
+    sgd, _ = _logistic_sgd(2, 6, md.Ball(2, 0.7), np.zeros(2), rng)
+    stack = np.stack([logistic_records(2, 6, 1.0, rng) for _ in range(3 * BLOCK + 2)])
+    np.testing.assert_allclose(sgd.sample(stack, rng=11), numpy_sgd(sgd, stack, stack.shape[0], 11), rtol=0,
+                               atol=1e-12)
 
 
 def test_sample_of_a_stack_of_datasets() -> None:

@@ -35,6 +35,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_eps, check_int, check_order, check_range, fail
+from ._binning import all_finite, binned_counts, quantile_counts, split_counts_of
 
 __all__ = [
     "Estimate",
@@ -175,8 +176,9 @@ def _check_pair(counts_p: Any, counts_q: Any, *, split: bool) -> tuple[NDArray[n
     return cp, cq
 
 
-def _check_samples(name: str, samples: Any) -> NDArray[Any]:
-    """A non-empty 1-D array: integer (discrete; bool read as 0/1) or finite float (continuous)."""
+def _check_samples(name: str, samples: Any, *, finite: bool = True) -> NDArray[Any]:
+    """A non-empty 1-D array: integer (discrete; bool read as 0/1) or finite float (continuous). ``finite=False``
+    leaves float64 samples unchecked for NaN and inf: the caller's binning pass checks them (`_binning`)."""
     try:
         arr = np.asarray(samples)
     except Exception as exc:
@@ -187,9 +189,18 @@ def _check_samples(name: str, samples: Any) -> NDArray[Any]:
         raise fail(name, "a 1-D array of integer or float samples", f"dtype {arr.dtype}", TypeError)
     if arr.ndim != 1 or arr.size == 0:
         raise fail(name, "a non-empty 1-D array of samples", f"shape {arr.shape}")
-    if np.issubdtype(arr.dtype, np.floating) and not np.isfinite(arr).all():
+    if np.issubdtype(arr.dtype, np.floating) and (finite or arr.dtype != np.float64) and not all_finite(arr):
         raise fail(name, "finite (no NaN or inf)", arr[~np.isfinite(arr)][0])
     return arr
+
+
+def _finite_counts(counts: Any, **samples: NDArray[Any]) -> Any:
+    """`counts` from a binning pass, or the error naming the first sample and value that are not finite (the
+    pass found one: ``_check_samples(..., finite=False)`` left float64 samples to it)."""
+    if counts is None:
+        for name, arr in samples.items():
+            _check_samples(name, arr)
+    return counts
 
 
 def _interior_edges(name: str, edges: Any) -> NDArray[np.float64]:
@@ -207,21 +218,6 @@ def _interior_edges(name: str, edges: Any) -> NDArray[np.float64]:
 
 # ---------------------------------------------------------------------------------------------
 # counts
-
-
-def _halves(samples: NDArray[Any]) -> tuple[NDArray[Any], NDArray[Any]]:
-    cut = samples.size // 2
-    return samples[:cut], samples[cut:]
-
-
-def _split_counts(cells: NDArray[np.int64], m: int) -> NDArray[np.int64]:
-    """Counts over {0..m-1} of the first ``n // 2`` cells (row 0) and of the rest (row 1)."""
-    return np.stack([np.bincount(half, minlength=m) for half in _halves(cells)]).astype(np.int64)
-
-
-def _bin(samples: NDArray[np.float64], interior: NDArray[np.float64]) -> NDArray[np.int64]:
-    """Bin index j of each sample, bin j = [e_j, e_{j+1}) with e_0 = -inf and e_m = +inf."""
-    return np.searchsorted(interior, samples, side="right").astype(np.int64)
 
 
 def _check_support(name: str, samples: NDArray[Any], k: int) -> None:
@@ -256,7 +252,7 @@ def split_counts(samples: ArrayLike, *, k: int | None = None,
     ValueError, TypeError
         Bad samples, `k` or `edges`, or the wrong one of `k` / `edges` for the kind of samples.
     """
-    arr = _check_samples("samples", samples)
+    arr = _check_samples("samples", samples, finite=False)
     if np.issubdtype(arr.dtype, np.integer):
         if edges is not None:
             raise fail("edges", "None for integer (discrete) samples; give `k`", "an array")
@@ -264,20 +260,20 @@ def split_counts(samples: ArrayLike, *, k: int | None = None,
             raise fail("k", "an integer >= 1 for integer (discrete) samples", k)
         k = check_int("k", k, minimum=1)
         _check_support("samples", arr, k)
-        return _split_counts(arr.astype(np.int64), k)
+        return split_counts_of(arr.astype(np.int64), k)
     if k is not None:
         raise fail("k", "None for float (continuous) samples; give `edges`", k)
     if edges is None:
         raise fail("edges", "an array of bin edges for float (continuous) samples", edges)
     interior = _interior_edges("edges", edges)
-    return _split_counts(_bin(arr, interior), interior.size + 1)
+    return _finite_counts(binned_counts(arr, arr[:0], interior), samples=arr)[0]
 
 
 def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
                    ) -> tuple[NDArray[np.int64], NDArray[np.int64], bool, bool]:
     """Validate a pair of samples and bin them; returns (counts_p, counts_q, discrete, bins derived from data)."""
-    xp = _check_samples("samples_p", samples_p)
-    xq = _check_samples("samples_q", samples_q)
+    xp = _check_samples("samples_p", samples_p, finite=False)
+    xq = _check_samples("samples_q", samples_q, finite=False)
     discrete = bool(np.issubdtype(xp.dtype, np.integer))
     if discrete != bool(np.issubdtype(xq.dtype, np.integer)):
         kind = "integer (discrete)" if discrete else "float (continuous)"
@@ -294,7 +290,7 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
             k = check_int("k", k, minimum=1)
         _check_support("samples_p", xp, k)
         _check_support("samples_q", xq, k)
-        return _split_counts(xp.astype(np.int64), k), _split_counts(xq.astype(np.int64), k), True, False
+        return split_counts_of(xp.astype(np.int64), k), split_counts_of(xq.astype(np.int64), k), True, False
     if k is not None:
         raise fail("k", "None for float (continuous) samples; use `bins`", k)
     if bins is None:
@@ -304,13 +300,11 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
         bins = check_int("bins", bins, minimum=1)
         # Equal-probability bins from the pooled selection halves only, so the evaluation halves stay
         # independent of the binning (and of the event chosen from it).
-        pooled = np.concatenate([_halves(xp)[0], _halves(xq)[0]])
-        interior = (np.unique(np.quantile(pooled, np.arange(1, bins) / bins)) if pooled.size
-                    else np.empty(0))
+        counts_p, counts_q = _finite_counts(quantile_counts(xp, xq, bins), samples_p=xp, samples_q=xq)
     else:
-        interior = _interior_edges("bins", bins)
-    m = interior.size + 1
-    return _split_counts(_bin(xp, interior), m), _split_counts(_bin(xq, interior), m), False, derived
+        counts = binned_counts(xp, xq, _interior_edges("bins", bins))
+        counts_p, counts_q = _finite_counts(counts, samples_p=xp, samples_q=xq)
+    return counts_p, counts_q, False, derived
 
 
 # ---------------------------------------------------------------------------------------------

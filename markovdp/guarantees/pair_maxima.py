@@ -32,6 +32,7 @@ from ..mechanisms.canonical import BlackBoxPairs, CanonicalPairs, dominating_pai
 from ..mechanisms.finite import RandomizedResponsePairs
 from ..pairs import PairSet, RowPairs
 from ..pairs_gaussian import GaussianBallPair
+from .coefficients import dobrushin, ldp_epsilon
 
 Array = NDArray[np.float64]
 
@@ -105,8 +106,6 @@ def _rows_hockey_stick(pairs: RowPairs, eps: Array) -> Array:
     # of a pair at once. Otherwise one pass for all eps; it costs about as much as 2**11 pair-outputs of the
     # coefficient per eps (measured at k = 2..200, m = 10..1e5).
     if pairs.all_pairs and len(pairs) * pairs.matrix.shape[1] > _ONE_PASS_WORK_PER_EPS * eps.size:
-        from .coefficients import dobrushin
-
         return np.array([dobrushin(pairs, float(e)) for e in eps])  # pairs.matrix: validated, read-only
     return hockey_stick_finite_worst(pairs.matrix, pairs.index, eps)
 
@@ -137,8 +136,6 @@ def _rows_pure_epsilon(pairs: RowPairs) -> float:
 @EPSILON.register(RowPairs)
 def _rows_epsilon(pairs: RowPairs, delta: float) -> float:
     if pairs.all_pairs:  # AAC-T1 through the numba coefficient
-        from .coefficients import ldp_epsilon
-
         eps = ldp_epsilon(pairs.matrix, delta)
         if delta == 0.0:  # exact (rounded up), and the pair set's own float profile is 0 there too
             eps = rounded_up(eps, lambda e: float(_rows_hockey_stick(pairs, np.array([e]))[0]))

@@ -216,32 +216,30 @@ class Certificate:
         }
 
     def summary(self, eps: Sequence[float] = SUMMARY_EPS, delta: float = SUMMARY_DELTA) -> str:
-        """A short text table: each rule, whether it applies, delta at each `eps`, eps at `delta`, and its
-        scalar inputs or the reason it does not apply; ``*`` marks the winner at each point.
+        """A short text table of the rules that apply: delta at each `eps`, eps at `delta` and the rule's
+        scalar inputs, ``*`` marking the winner at each point; then one line naming the rules that do not
+        apply (`reasons` says why).
 
         ``print(cert)`` prints ``cert.summary()``. eps in nats; 4 significant digits.
         """
         data = self.to_dict(eps, delta)
         best = data["best"]
-        header = ["rule", "applies", *(f"delta(eps={e:g})" for e in data["eps"]), f"eps(delta={data['delta']:g})"]
-        table, notes = [header], ["inputs / reason"]
-        for rule in data["rules"]:
+        header = ["rule", *(f"delta(eps={e:g})" for e in data["eps"]), f"eps(delta={data['delta']:g})"]
+        table, notes = [header], ["inputs"]
+        winners = [*best["theorem"], best["epsilon_theorem"]]
+        for rule in (r for r in data["rules"] if r["applies"]):
             tid = rule["theorem"]
-            if rule["applies"]:
-                values = [*rule["delta"], rule["epsilon"]]
-                winners = [*best["theorem"], best["epsilon_theorem"]]
-                cells = [_num(v) + ("*" if w == tid else "") for v, w in zip(values, winners, strict=True)]
-                notes.append(", ".join(f"{k}={_num(v) if isinstance(v, float) else v}"
-                                       for k, v in rule["inputs"].items()))
-            else:
-                cells = ["—"] * (len(data["eps"]) + 1)
-                notes.append(rule["reason"])
-            table.append([tid, "yes" if rule["applies"] else "no", *cells])
-        table.append(["best", "", *(_num(v) for v in [*best["delta"], best["epsilon"]])])
-        notes.append("* = the winning rule at that point (delta 1.0: nothing applies)")
+            values = [*rule["delta"], rule["epsilon"]]
+            table.append([tid, *(_num(v) + ("*" if w == tid else "") for v, w in zip(values, winners, strict=True))])
+            notes.append(", ".join(f"{k}={_num(v) if isinstance(v, float) else v}" for k, v in rule["inputs"].items()))
+        table.append(["best", *(_num(v) for v in [*best["delta"], best["epsilon"]])])
+        notes.append("* = the winning rule at that point" if len(table) > 2 else "no rule applies (delta 1.0)")
         widths = [max(len(row[c]) for row in table) for c in range(len(header))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip([*row, note], [*widths, 0], strict=True)).rstrip()
                  for row, note in zip(table, notes, strict=True)]
+        other = [r["theorem"] for r in data["rules"] if not r["applies"]]
+        if other:
+            lines.append(f"not applicable: {', '.join(other)} — see `cert.reasons()`")
         return "\n".join([f"Certificate of {_short(data['subject'])}", *lines])
 
     def plot(self, ax: Any = None, *, eps: ArrayLike | None = None) -> Any:

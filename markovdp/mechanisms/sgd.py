@@ -1,7 +1,9 @@
 """Noisy projected SGD over a dataset of n records, as a mechanism (BBGG-A1; its privacy: BBGG-T5, BBGG-T5opt).
 
 x_0 ~ ξ_0; for i = 1..n: x_i = Π_W(x_{i−1} − η (∇ℓ(x_{i−1}; z_i) + Z_i)), Z_i ~ N(0, σ² I_d); the output is x_n.
-Many independent runs are simulated in one numba call (`markovdp.mechanisms._sgd_kernels`).
+Many independent runs are simulated in one numba call (`markovdp.mechanisms._sgd_kernels`), the noise drawn from
+xoshiro256++ streams seeded by address: run r's noise depends only on the seed and r (blocks of `BLOCK` runs share a
+stream, in the order documented there), so results are bit-identical whatever the number of runs of a call.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from ..spaces import IncompatibleSpaces, RealSpace
 from .base import Mechanism, Neighbourhood
 from .losses import Loss, QuadraticLoss
 
-#: Runs simulated together: their states (BLOCK × d floats) stay in L1 while one record serves them all.
+#: Runs per block of the noise: each block of runs draws from its own stream (`markovdp.mechanisms._sgd_kernels`).
 BLOCK = 64
 
 
@@ -174,24 +176,28 @@ class NoisyProjSGD(Mechanism):
         return data
 
     def _simulate(self, data: NDArray[np.float64], runs: int, gen: np.random.Generator) -> NDArray[np.float64]:
-        """x_n of `runs` runs; data: (1 or runs, n, p). x0 ~ ξ_0 is drawn first, then the kernel's noise."""
+        """x_n of `runs` runs; data: (1 or runs, n, p). Four words of `gen` seed the noise streams first
+        (`_sgd_kernels.block_states`: a run's noise depends on them and on the run's index only), then x0 ~ ξ_0."""
         from . import _sgd_kernels
 
         d = self.dim
-        if isinstance(self.x0, Distribution):
-            starts = np.ascontiguousarray(self.x0.sample(runs, rng=gen), dtype=np.float64).reshape(runs, d)
-        else:
-            starts = np.array(self.x0.reshape(1, d))  # writable, as every array the kernel sees (one signature)
-        code, parameters = no_projection() if self.projection is None else self.projection.numba_form()
         out = np.empty((runs, d))
         if runs == 0:
             return out
+        states = _sgd_kernels.block_states(gen, runs, BLOCK)
+        if isinstance(self.x0, Distribution):
+            starts = np.ascontiguousarray(self.x0.sample(runs, rng=gen), dtype=np.float64).reshape(runs, d)
+        else:
+            starts = np.array(self.x0.reshape(1, d))  # writable, as every array the compiled kernel takes
+        code, parameters = no_projection() if self.projection is None else self.projection.numba_form()
+        data = np.require(data, dtype=np.float64, requirements=["C", "W"])
         if self.loss.code:
-            _sgd_kernels.simulate_builtin(self.loss.code, self.loss.parameters(), code, parameters, data, starts,
-                                          self.eta, self.sigma, BLOCK, gen, out)
+            kernel = _sgd_kernels.builtin_kernel(self.loss.code, code, d)
+            kernel(self.loss.parameters(), parameters, data, np.require(starts, requirements=["C", "W"]), self.eta,
+                   self.sigma, BLOCK, states, out)
         else:
             _sgd_kernels.simulate_user(self.loss.gradient, code, parameters, data, starts, self.eta, self.sigma,
-                                       BLOCK, gen, out)
+                                       BLOCK, states, out)
         return out
 
     def __repr__(self) -> str:

@@ -78,11 +78,42 @@ def _reduced(value: NDArray[np.float64]) -> float | NDArray[np.float64]:
 
 
 def _report_counts(name: str, reports: ArrayLike, m: int) -> tuple[NDArray[np.int64], int]:
-    """(counts of each report value in {0..m-1}, n) for n >= 1 reports: the input of every oracle's estimate."""
-    values = check_states(name, reports, m).ravel()
+    """(counts of each report value in {0..m-1}, n) for n >= 1 reports: the input of every oracle's estimate.
+
+    Integer reports are counted and range-checked in one numba pass (`_frequency_kernels.value_counts`); other
+    kinds, and reports outside the range, go through `check_states`, which names the offending value."""
+    arr = np.asarray(reports)
+    if arr.size and arr.dtype != bool and np.issubdtype(arr.dtype, np.integer):
+        from ._frequency_kernels import value_counts  # numba: imported where used
+
+        counts, ok = value_counts(np.ascontiguousarray(arr).reshape(-1), m)
+        if ok:
+            return counts, arr.size
+    values = check_states(name, arr, m).ravel()
     if values.size == 0:
         raise fail(name, "a non-empty array of reports (n >= 1 users)", "an empty array")
     return np.bincount(values, minlength=m), values.size
+
+
+def _bitmap_counts(reports: ArrayLike, k: int, what: str, ones: int | None = None) -> tuple[NDArray[np.int64], int]:
+    """(c, n): the column counts c_j = Σ_i reports[i, j] of n >= 1 reports of k bits (bool or integer 0/1), each
+    row holding exactly `ones` ones when given; counted and checked in one numba pass
+    (`_frequency_kernels.bitmap_counts`). ValueError/TypeError naming the shape, the kind or a bad entry or row."""
+    arr = np.asarray(reports)
+    if arr.ndim != 2 or arr.shape[1] != k or arr.shape[0] == 0:
+        raise fail("reports", f"an (n, {k}) array of {what} with n >= 1", f"shape {arr.shape}")
+    if arr.dtype != bool and not np.issubdtype(arr.dtype, np.integer):
+        raise fail("reports", "bits (bool or integer 0/1)", f"dtype {arr.dtype}", TypeError)
+    from ._frequency_kernels import bitmap_counts  # numba: imported where used
+
+    counts, status = bitmap_counts(np.ascontiguousarray(arr.view(np.uint8) if arr.dtype == bool else arr),
+                                   -1 if ones is None else ones)
+    if status:  # the checks in their documented order, naming the first offender
+        if arr.dtype != bool and (arr.min() < 0 or arr.max() > 1):
+            raise fail("reports", "bits in {0, 1}", int(arr[(arr < 0) | (arr > 1)][0]))
+        sizes = arr.sum(axis=1, dtype=np.int64)
+        raise fail("reports", f"rows with exactly d = {ones} ones", f"a row with {int(sizes[sizes != ones][0])}")
+    return counts, arr.shape[0]
 
 
 def _estimator_gap(p: float, q: float) -> float:

@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..._random import RNGLike, as_generator
 from ..._validation import check_int, fail
 from ...operators.finite import FiniteKernel
-from .frequency import _estimator_gap
+from .frequency import _bitmap_counts, _estimator_gap
 from .implicit_channel import UnaryChannel, bernoulli_split, check_n, check_oracle_eps, check_users
 
 __all__ = ["UnaryEncoding"]
@@ -131,14 +131,8 @@ class UnaryEncoding:
         / (n (p − q)²) (`estimator_variance`). May be negative; sums to 1 only in expectation. reports: shape
         (n, k), n >= 1, entries 0/1 (bool or integer). ValueError at eps = 0 (p = q: no unbiased estimator).
         """
-        arr = np.asarray(reports)
-        if arr.ndim != 2 or arr.shape[1] != self.k or arr.shape[0] == 0:
-            raise fail("reports", f"an (n, {self.k}) array of bits with n >= 1", f"shape {arr.shape}")
-        if arr.dtype != bool and not np.issubdtype(arr.dtype, np.integer):
-            raise fail("reports", "bits (bool or integer 0/1)", f"dtype {arr.dtype}", TypeError)
-        if arr.dtype != bool and (arr.min() < 0 or arr.max() > 1):
-            raise fail("reports", "bits in {0, 1}", int(arr[(arr < 0) | (arr > 1)][0]))
-        return self.estimate_counts(arr.sum(axis=0, dtype=np.int64), arr.shape[0])
+        counts, n = _bitmap_counts(reports, self.k, "bits")
+        return self.estimate_counts(counts, n)
 
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − q) / (p − q) from the column counts of n reports (`estimate`, `sample_counts`)."""
