@@ -39,7 +39,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_points, check_positive, fail, readonly
+from .._validation import check_instance, check_int, check_points, check_positive, fail, readonly
 from ..distributions import Distribution
 from ..spaces import RealSpace
 from .base import MarkovOperator, require_compatible
@@ -73,6 +73,7 @@ class ShiftNoise:
 @singledispatch
 def shift_noise(kernel: MarkovOperator) -> ShiftNoise:
     """The `ShiftNoise` of a kernel y = x + Z on R. Register a new kernel with ``@shift_noise.register``."""
+    check_instance("kernel", kernel, MarkovOperator, "a MarkovOperator (a kernel y = x + Z on R)")
     raise NotImplementedError(
         f"{type(kernel).__name__} is not known to add shift-invariant noise on R (register it with "
         f"`markovdp.operators.grid_push.shift_noise.register`).")
@@ -214,6 +215,10 @@ def grid_push(mu: Distribution, kernel: MarkovOperator, *, step: float | None = 
 
     support, cells = _support(mu, tail)
     lo, hi = support[0] - tail * noise.scale, support[1] + tail * noise.scale
+    if not math.isfinite(hi - lo):
+        raise fail("tail", "small enough that the grid's span is finite", tail)
+    if not h <= hi - lo:
+        raise fail("step", f"at most the grid's span {hi - lo:g}", h)
     n = int(math.ceil((hi - lo) / h)) + 1
     if n > max_points:
         raise fail("step", f"large enough for at most max_points = {max_points} nodes "
