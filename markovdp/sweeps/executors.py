@@ -133,6 +133,8 @@ class DaskExecutor(cf.Executor):
 
 def worker_count(executor: cf.Executor) -> int:
     """How many tasks `executor` runs at once (picks default chunk sizes; never affects results)."""
+    if not isinstance(executor, cf.Executor):
+        raise TypeError(f"`executor` must be a concurrent.futures.Executor; got {type(executor).__name__}.")
     if isinstance(executor, SynchronousExecutor):
         return 1
     if isinstance(executor, DaskExecutor):

@@ -76,7 +76,15 @@ def _default_chunk_size(n_tasks: int, n_workers: int, *, cap: int) -> int:
     return max(1, min(cap, math.ceil(n_tasks / (4 * max(1, n_workers)))))
 
 
+#: What `plan_sweep` reads of a scenario (the `SweepScenario` protocol).
+_SCENARIO_MEMBERS = ("name", "theory_id", "batch_size", "target", "confidence", "grid", "evaluate", "simulate",
+                     "estimate")
+
+
 def _check_scenario(scenario: Any) -> tuple[str, int]:
+    if not all(hasattr(scenario, member) for member in _SCENARIO_MEMBERS):
+        raise fail("scenario", "a SweepScenario (e.g. a markovdp.validation.Scenario)", type(scenario).__name__,
+                   TypeError)
     name = scenario.name
     if not isinstance(name, str) or not name or name.startswith(".") or any(c in name for c in "/\\\0"):
         raise fail("scenario.name", "a non-empty file-name-safe string (no '/', no leading '.')", repr(name))
