@@ -28,6 +28,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .._validation import check_positive
+
 __all__ = [
     "LOCAL_SCHEDULERS",
     "DaskExecutor",
@@ -129,6 +131,15 @@ class DaskExecutor(cf.Executor):
             wait_for(tasks)
         elif tasks:
             self.client.cancel(tasks)
+
+
+def check_scheduler(name: str, scheduler: str) -> None:
+    """A scheduler string: a local scheduler name or an address with a port (ValueError naming `name`)."""
+    if scheduler not in LOCAL_SCHEDULERS and not _ADDRESS.match(scheduler):
+        raise ValueError(
+            f"`{name}` must be one of {LOCAL_SCHEDULERS}, None (a local cluster) or a scheduler address "
+            f"'tcp://host:port' / 'host:port'; got {scheduler!r}."
+        )
 
 
 def worker_count(executor: cf.Executor) -> int:
@@ -236,6 +247,7 @@ def open_executor(scheduler: str | None = None, *, timeout: float = CONNECT_TIME
     ValueError
         If `scheduler` is neither a local scheduler name nor an address with a port.
     """
+    timeout = check_positive("timeout", timeout)
     if scheduler is None:
         with _local_cluster() as executor:
             yield executor
@@ -250,11 +262,7 @@ def open_executor(scheduler: str | None = None, *, timeout: float = CONNECT_TIME
             # Queued tasks are dropped; running ones finish (a pool cannot stop a task mid-way).
             pool.shutdown(wait=True, cancel_futures=True)
         return
-    if not _ADDRESS.match(scheduler):
-        raise ValueError(
-            f"`scheduler` must be one of {LOCAL_SCHEDULERS}, None (a local cluster) or a scheduler address "
-            f"'tcp://host:port' / 'host:port'; got {scheduler!r}."
-        )
+    check_scheduler("scheduler", scheduler)
     client = _connect(scheduler, timeout)
     try:
         with _client_executor(client) as executor:
