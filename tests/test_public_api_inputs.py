@@ -804,3 +804,63 @@ def test_the_work_cap_refuses_hours_and_says_how_to_allow_them(monkeypatch):
         md.simulate(SDE1, md.EulerMaruyama(), np.zeros(4), t1=1.0, dt=1e-6, rng=0)
     monkeypatch.setenv(_validation.WORK_CAP_ENV, "1e8")
     assert md.simulate(SDE1, md.EulerMaruyama(), np.zeros(4), t1=1.0, dt=1e-2, rng=0).shape[0] == 4
+
+
+# ---------------------------------------------------------------------------------------------------
+# Values at the extremes the walk reached (each against mpmath at 50 digits)
+# ---------------------------------------------------------------------------------------------------
+
+def mp_laplace_shift_rdp(alpha: float, z: float) -> float:
+    """STD-LapRenyi: log(w1 e^(z(a−1)) + w2 e^(−z a))/(a − 1), w1 = a/(2a − 1), w2 = (a − 1)/(2a − 1)."""
+    from mpmath import mp
+
+    with mp.workdps(50):
+        a, z = mp.mpf(alpha), mp.mpf(z)
+        w1, w2 = a / (2 * a - 1), (a - 1) / (2 * a - 1)
+        return float(mp.log(w1 * mp.exp(z * (a - 1)) + w2 * mp.exp(-z * a)) / (a - 1))
+
+
+@pytest.mark.parametrize("alpha", [1e300, 8.4e307, 8.6e307, 1e308])
+@pytest.mark.parametrize("z", [1e-3, 0.5, 1.0])
+def test_laplace_shift_rdp_at_orders_where_2_alpha_overflows(alpha, z):
+    assert md.laplace_shift_rdp(alpha, z, 1.0) == pytest.approx(mp_laplace_shift_rdp(alpha, z), rel=1e-14)
+
+
+@pytest.mark.parametrize(("shift", "sigma"), [(1.0, 1e-150), (1e-160, 1e-160), (3e-170, 1e-160), (1e-200, 1.0),
+                                              (1e-300, 1e-300), (2.0, 0.5)])
+def test_gaussian_shift_rdp_where_a_square_leaves_the_normal_range(shift, sigma):
+    from mpmath import mp
+
+    with mp.workdps(50):
+        exact = 2.5 * mp.mpf(shift) ** 2 / (2 * mp.mpf(sigma) ** 2)
+    assert md.gaussian_shift_rdp(2.5, shift, sigma) == pytest.approx(float(exact), rel=4e-16, abs=0.0)
+
+
+def test_a_sigma_whose_square_underflows_gives_inf_not_an_exception():
+    assert md.gaussian_shift_rdp(2.0, 1.0, 1e-300) == math.inf
+    assert md.lipschitz_chain_rdp(2.0, sensitivity=1.0, lipschitz=0.5, sigma=1e-300, r=2) == math.inf
+    assert md.lipschitz_path_rdp(2.0, [0.5, 0.5], lipschitz=0.5, sigma=1e-300) == math.inf
+
+
+@pytest.mark.parametrize("sigma", [1e-160, 1e-5, 1.0, 1e100])
+def test_lipschitz_chain_rdp_against_mpmath_down_to_subnormal_squares(sigma):
+    """BBGG-T4 (3): alpha Delta² L^(r+1) / (2 r sigma²); the path form BBGG-T4 (2) with equal steps."""
+    from mpmath import mp
+
+    with mp.workdps(50):
+        exact = 2 * mp.mpf(0.7) ** 2 * mp.mpf(0.5) ** 4 / (2 * 3 * mp.mpf(sigma) ** 2)
+        path = 2 * mp.mpf(0.5) ** 2 / (2 * mp.mpf(sigma) ** 2) * sum(mp.mpf(0.5) ** (2 * (3 - i)) * mp.mpf(0.2) ** 2
+                                                                     for i in (1, 2, 3))
+    chain = md.lipschitz_chain_rdp(2.0, sensitivity=0.7, lipschitz=0.5, sigma=sigma, r=3)
+    assert chain == pytest.approx(float(exact), rel=1e-14)
+    assert md.lipschitz_path_rdp(2.0, [0.2, 0.2, 0.2], lipschitz=0.5, sigma=sigma) == pytest.approx(float(path),
+                                                                                                    rel=1e-14)
+
+
+@pytest.mark.parametrize("sigma", [1e-300, 1.0])
+def test_noisy_sgd_with_a_full_contraction_is_zero_never_nan(sigma):
+    """eta = 2/(beta + rho) with beta = rho: L² = 1 − 2 eta beta rho/(beta + rho) = 0, so eps_i = 0 for i < n
+    (BBGG-T5, T5opt), also where 2 C²/sigma² is inf."""
+    common = dict(lipschitz=1.0, smoothness=1.0, strong_convexity=1.0, eta=1.0, sigma=sigma, n=3, index=1)
+    assert md.noisy_sgd_rdp(**common) == 0.0 and md.noisy_sgd_opt_rdp(**common) == 0.0
+    assert md.noisy_sgd_rdp(**{**common, "index": 3}) == pytest.approx(2.0 / sigma**2 if sigma == 1.0 else math.inf)
