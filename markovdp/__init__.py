@@ -1,11 +1,58 @@
 """markovdp: privacy amplification by Markov post-processing — describe, certify, compute, simulate.
 
-THEORY IDs (docs/theory.md) are cited throughout (e.g. BBGG-T1.3, AAC-phi, STD-GaussHS).
+The top level holds what a researcher types, grouped by theme below. Formula-level helpers live in their
+subpackages and are documented there: `markovdp.guarantees` (RDP curves of the theorems, intrinsic
+sensitivities, Le Cam bounds, key reuse), `markovdp.divergences` (closed forms), `markovdp.diffusions` (OU
+utility), `markovdp.mechanisms.local` (channels, key laws, frequency errors), `markovdp.operators`,
+`markovdp.sweeps` and `markovdp.validation`. THEORY IDs (docs/theory.md) are cited throughout (e.g.
+BBGG-T1.3, AAC-phi, STD-GaussHS).
 """
 
+from importlib import import_module
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
-from ._random import RNGLike, as_generator, point_key, task_seed
+# --- randomness: every sampler takes `rng` (an int, a SeedSequence or a Generator)
+from ._random import RNGLike, as_generator
+
+# --- state spaces and laws
+from .spaces import FiniteSpace, IncompatibleSpaces, RealSpace
+from .distributions import (
+    Categorical,
+    Distribution,
+    Empirical,
+    Laplace,
+    LaplaceSum,
+    MultivariateNormal,
+    Normal,
+    PointMass,
+)
+
+# --- Markov kernels and the post-processing algebra (K1 >> K2, K ** r, mixture, tensor)
+from .operators import (
+    AffineGaussianKernel,
+    Ball,
+    Box,
+    FiniteKernel,
+    GaussianKernel,
+    GridLaw,
+    Identity,
+    LaplaceKernel,
+    LipschitzGaussianKernel,
+    MarkovOperator,
+    Projection,
+    diagonal_map,
+    gradient_step_map,
+    grid_push,
+    linear_map,
+    mixture,
+    sample_chain,
+    tanh_map,
+    tensor,
+    tensor_power,
+)
+
+# --- semigroups and SDEs
 from .diffusions import (
     SDE,
     BrownianSemigroup,
@@ -16,28 +63,61 @@ from .diffusions import (
     Semigroup,
     Solver,
     TimeSlice,
-    matched_gaussian_mse,
-    matched_gaussian_variance,
-    ou_mse,
-    ou_mse_ratio,
-    ou_theorem8_condition,
-    ou_theorem8_parameters,
-    ou_theorem8_ratio_bound,
-    post_processed_gaussian_mse,
-    post_processed_gaussian_mse_at,
     simulate,
 )
-from .distributions import (
-    Categorical,
-    Distribution,
-    Empirical,
-    Laplace,
-    LaplaceSum,
-    MultivariateNormal,
-    Normal,
-    PointMass,
-    as_multivariate_normal,
+
+# --- mechanisms (M >> K is a pipeline)
+from .mechanisms import (
+    DeclaredDP,
+    DiffusionMechanism,
+    FiniteMechanism,
+    GaussianMechanism,
+    GradientLoss,
+    LaplaceMechanism,
+    LogisticLoss,
+    Loss,
+    Mechanism,
+    NoisyProjSGD,
+    PostProcessed,
+    QuadraticLoss,
+    RandomizedResponse,
 )
+
+# --- local DP: frequency oracles and randomness-constrained mechanisms
+from .mechanisms.local import (
+    BinaryHadamard,
+    HadamardResponse,
+    KeyedMechanism,
+    MultiLevelMechanism,
+    RecoverableMechanism,
+    SubsetSelection,
+    UnaryEncoding,
+    randomness_bits,
+)
+
+# --- certificates and exact privacy
+from .guarantees import (
+    Bound,
+    Certificate,
+    NoApplicableTheorem,
+    NotApplicable,
+    certify,
+    describe,
+    dobrushin,
+    doeblin,
+    ldp_epsilon,
+    ldp_profile,
+    privacy_epsilon,
+    privacy_profile,
+    renyi_profile,
+    theorems,
+    ultra_mixing,
+    worst_case_mechanism,
+    worst_pair,
+)
+from .divergences import hockey_stick, kl, renyi, tv
+
+# --- Monte Carlo estimators with confidence intervals
 from .divergences import (
     Estimate,
     WeightedEstimate,
@@ -47,149 +127,15 @@ from .divergences import (
     estimate_renyi,
     estimate_renyi_density_ratio,
     estimate_renyi_histogram,
-    hockey_stick,
-    kl,
-    laplace_sum_hockey_stick,
-    laplace_sum_kl,
-    laplace_sum_renyi,
-    mahalanobis,
-    mvn_kl,
-    mvn_renyi,
-    renyi,
-    tv,
 )
-from .guarantees import (
-    BernoulliLeCam,
-    Bound,
-    Certificate,
-    NoApplicableTheorem,
-    NotApplicable,
-    bernoulli_rr_le_cam,
-    brownian_intrinsic_sensitivity,
-    certify,
-    coordinate_carre_du_champ,
-    default_y_bounds,
-    describe,
-    dobrushin,
-    doeblin,
-    gaussian_shift_rdp,
-    integrate_kappa,
-    intrinsic_kappa,
-    intrinsic_sensitivity_with_error,
-    iterated_gaussian_rdp,
-    iterated_laplace_rdp,
-    laplace_shift_rdp,
-    ldp_contraction_bound,
-    ldp_epsilon,
-    ldp_profile,
-    le_cam_bound,
-    lipschitz_chain_opt_rdp,
-    lipschitz_chain_rdp,
-    lipschitz_gaussian_shift_rdp,
-    lipschitz_kernel_rdp,
-    lipschitz_path_rdp,
-    noisy_sgd_convex_rdp,
-    noisy_sgd_opt_rdp,
-    noisy_sgd_rdp,
-    numerical_intrinsic_sensitivity,
-    opt_factor,
-    ou_intrinsic_sensitivity,
-    privacy_epsilon,
-    privacy_profile,
-    product_tv,
-    rdp_bound,
-    rdp_delta_curve,
-    rdp_to_dp,
-    renyi_profile,
-    semigroup_intrinsic_sensitivity,
-    semigroup_log_density,
-    semigroup_log_ratio_gradient,
-    theorem,
-    theorems,
-    translation_coupling_point,
-    translation_coupling_rdp,
-    ultra_mixing,
-    unregister,
-    worst_pair,
-)
-from .mechanisms import (
-    BinaryHadamard,
-    DeclaredDP,
-    DifferingRecord,
-    DiffusionMechanism,
-    FiniteMechanism,
-    GaussianMechanism,
-    GradientLoss,
-    HadamardResponse,
-    KeyedMechanism,
-    KeyReuse,
-    LaplaceMechanism,
-    LogisticLoss,
-    Loss,
-    Mechanism,
-    MultiLevelMechanism,
-    NoisyProjSGD,
-    PostProcessed,
-    QuadraticLoss,
-    RandomizedResponse,
-    RecoverableMechanism,
-    SGDDifferingAt,
-    SubsetChannel,
-    SubsetSelection,
-    UnaryChannel,
-    UnaryEncoding,
-    added_key_law,
-    binary_entropy,
-    circulant,
-    compare_key_reuse,
-    draw_keys,
-    empirical_frequencies,
-    entropy_bits,
-    exact_sgd_outputs,
-    l1_error,
-    l2_squared_error,
-    linf_error,
-    min_recoverable_randomness,
-    min_recoverable_s,
-    output_entropy_bits,
-    per_sample_epsilon,
-    project_simplex,
-    q_min,
-    randomness_bits,
-    rr_key_law,
-    sequence_channel,
-    worst_case_mechanism,
-)
-from .operators import (
-    AffineGaussianKernel,
-    Ball,
-    Box,
-    FiniteKernel,
-    GaussianKernel,
-    GridLaw,
-    Identity,
-    IncompatibleSpaces,
-    LaplaceKernel,
-    LipschitzGaussianKernel,
-    MarkovOperator,
-    Projection,
-    ShiftNoise,
-    diagonal_map,
-    gradient_step_map,
-    grid_push,
-    is_lipschitz_chain,
-    is_lipschitz_everywhere,
-    linear_map,
-    mixture,
-    sample_chain,
-    shift_noise,
-    tanh_map,
-    tensor,
-    tensor_power,
-)
-from .pairs import Pairs, PairSet, RowPairs, ShiftPair
+
+# --- extending markovdp: bases and registries for a new kernel, mechanism, law, rule or divergence
+from .divergences.exact.registry import register as register_divergence
+from .guarantees import theorem, unregister
+from .mechanisms import AllPairs, IndexPairs, L1Ball, L2Ball, MatrixMechanism, Neighbourhood
+from .operators.base import MERGES
+from .pairs import PUSHES, Pairs, PairSet, RowPairs, ShiftPair
 from .pairs_gaussian import GaussianBallPair
-from .spaces import FiniteSpace, RealSpace
 
 try:
     __version__ = version("markovdp")
@@ -197,36 +143,89 @@ except PackageNotFoundError:  # pragma: no cover - running from a source tree wi
     __version__ = "0+unknown"
 
 __all__ = [
-    "AffineGaussianKernel", "Ball", "BernoulliLeCam", "BinaryHadamard", "Bound", "Box", "BrownianSemigroup",
-    "Categorical", "Certificate", "DeclaredDP", "DifferingRecord", "DiffusionMechanism", "DiffusionSemigroup",
-    "Distribution", "Empirical", "Estimate", "EulerMaruyama", "FiniteKernel", "FiniteMechanism", "FiniteSpace",
-    "GaussianBallPair", "GaussianKernel", "GaussianMechanism", "GradientLoss", "GridLaw", "HadamardResponse",
-    "Identity", "IncompatibleSpaces", "KeyReuse", "KeyedMechanism", "Laplace", "LaplaceKernel", "LaplaceMechanism",
-    "LaplaceSum", "LipschitzGaussianKernel", "LogisticLoss", "Loss", "MarkovOperator", "Mechanism", "Milstein",
-    "MultiLevelMechanism", "MultivariateNormal", "NoApplicableTheorem", "NoisyProjSGD", "Normal", "NotApplicable",
-    "OrnsteinUhlenbeckSemigroup", "PairSet", "Pairs", "PointMass", "PostProcessed", "Projection", "QuadraticLoss",
-    "RNGLike", "RandomizedResponse", "RealSpace", "RecoverableMechanism", "RowPairs", "SDE", "SGDDifferingAt",
-    "Semigroup", "ShiftNoise", "ShiftPair", "Solver", "SubsetChannel", "SubsetSelection", "TimeSlice",
-    "UnaryChannel", "UnaryEncoding", "WeightedEstimate", "added_key_law", "as_generator", "as_multivariate_normal",
-    "bernoulli_rr_le_cam", "binary_entropy", "brownian_intrinsic_sensitivity", "certify", "circulant",
-    "compare_key_reuse", "coordinate_carre_du_champ", "default_y_bounds", "describe", "diagonal_map", "dobrushin",
-    "doeblin", "draw_keys", "empirical_frequencies", "entropy_bits", "estimate_hockey_stick",
-    "estimate_hockey_stick_event", "estimate_hockey_stick_importance", "estimate_renyi",
-    "estimate_renyi_density_ratio", "estimate_renyi_histogram", "exact_sgd_outputs", "gaussian_shift_rdp",
-    "gradient_step_map", "grid_push", "hockey_stick", "integrate_kappa", "intrinsic_kappa",
-    "intrinsic_sensitivity_with_error", "is_lipschitz_chain", "is_lipschitz_everywhere", "iterated_gaussian_rdp",
-    "iterated_laplace_rdp", "kl", "l1_error", "l2_squared_error", "laplace_shift_rdp", "laplace_sum_hockey_stick",
-    "laplace_sum_kl", "laplace_sum_renyi", "ldp_contraction_bound", "ldp_epsilon", "ldp_profile", "le_cam_bound",
-    "linear_map", "linf_error", "lipschitz_chain_opt_rdp", "lipschitz_chain_rdp", "lipschitz_gaussian_shift_rdp",
-    "lipschitz_kernel_rdp", "lipschitz_path_rdp", "mahalanobis", "matched_gaussian_mse",
-    "matched_gaussian_variance", "min_recoverable_randomness", "min_recoverable_s", "mixture", "mvn_kl",
-    "mvn_renyi", "noisy_sgd_convex_rdp", "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "numerical_intrinsic_sensitivity",
-    "opt_factor", "ou_intrinsic_sensitivity", "ou_mse", "ou_mse_ratio", "ou_theorem8_condition",
-    "ou_theorem8_parameters", "ou_theorem8_ratio_bound", "output_entropy_bits", "per_sample_epsilon", "point_key",
-    "post_processed_gaussian_mse", "post_processed_gaussian_mse_at", "privacy_epsilon", "privacy_profile",
-    "product_tv", "project_simplex", "q_min", "randomness_bits", "rdp_bound", "rdp_delta_curve", "rdp_to_dp",
-    "renyi", "renyi_profile", "rr_key_law", "sample_chain", "semigroup_intrinsic_sensitivity",
-    "semigroup_log_density", "semigroup_log_ratio_gradient", "sequence_channel", "shift_noise", "simulate",
-    "tanh_map", "task_seed", "tensor", "tensor_power", "theorem", "theorems", "translation_coupling_point",
-    "translation_coupling_rdp", "tv", "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
+    # randomness
+    "RNGLike", "as_generator",
+    # state spaces and laws
+    "FiniteSpace", "IncompatibleSpaces", "RealSpace", "Categorical", "Distribution", "Empirical", "Laplace",
+    "LaplaceSum", "MultivariateNormal", "Normal", "PointMass",
+    # Markov kernels and the post-processing algebra
+    "AffineGaussianKernel", "Ball", "Box", "FiniteKernel", "GaussianKernel", "GridLaw", "Identity", "LaplaceKernel",
+    "LipschitzGaussianKernel", "MarkovOperator", "Projection", "diagonal_map", "gradient_step_map", "grid_push",
+    "linear_map", "mixture", "sample_chain", "tanh_map", "tensor", "tensor_power",
+    # semigroups and SDEs
+    "SDE", "BrownianSemigroup", "DiffusionSemigroup", "EulerMaruyama", "Milstein", "OrnsteinUhlenbeckSemigroup",
+    "Semigroup", "Solver", "TimeSlice", "simulate",
+    # mechanisms
+    "DeclaredDP", "DiffusionMechanism", "FiniteMechanism", "GaussianMechanism", "GradientLoss", "LaplaceMechanism",
+    "LogisticLoss", "Loss", "Mechanism", "NoisyProjSGD", "PostProcessed", "QuadraticLoss", "RandomizedResponse",
+    # local DP: frequency oracles and randomness-constrained mechanisms
+    "BinaryHadamard", "HadamardResponse", "KeyedMechanism", "MultiLevelMechanism", "RecoverableMechanism",
+    "SubsetSelection", "UnaryEncoding", "randomness_bits",
+    # certificates and exact privacy
+    "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "certify", "describe", "dobrushin", "doeblin",
+    "ldp_epsilon", "ldp_profile", "privacy_epsilon", "privacy_profile", "renyi_profile", "theorems", "ultra_mixing",
+    "worst_case_mechanism", "worst_pair", "hockey_stick", "kl", "renyi", "tv",
+    # Monte Carlo estimators
+    "Estimate", "WeightedEstimate", "estimate_hockey_stick", "estimate_hockey_stick_event",
+    "estimate_hockey_stick_importance", "estimate_renyi", "estimate_renyi_density_ratio", "estimate_renyi_histogram",
+    # sweeps and validation (loaded on first use: they bring dask and xarray)
+    "Scenario", "all_scenarios", "get_scenario", "open_executor", "plan_sweep", "run_sweep",
+    # extending markovdp
+    "AllPairs", "GaussianBallPair", "IndexPairs", "L1Ball", "L2Ball", "MERGES", "MatrixMechanism", "Neighbourhood",
+    "PUSHES", "PairSet", "Pairs", "RowPairs", "ShiftPair", "register_divergence", "theorem", "unregister",
 ]
+
+#: Sweeps and validation at the top level, imported on first use (`import markovdp` stays light).
+_LAZY = {
+    "Scenario": "markovdp.validation", "all_scenarios": "markovdp.validation", "get_scenario": "markovdp.validation",
+    "open_executor": "markovdp.sweeps", "plan_sweep": "markovdp.sweeps", "run_sweep": "markovdp.sweeps",
+}
+_LAZY_MODULES = ("cli", "interop", "report", "sweeps", "validation")
+
+#: Names that left the top level in 0.2 (issue 13 §2), with their home: they still work for one release, with a
+#: DeprecationWarning that names the new place.
+_MOVED = {
+    **dict.fromkeys((
+        "BernoulliLeCam", "KeyReuse", "bernoulli_rr_le_cam", "brownian_intrinsic_sensitivity", "compare_key_reuse",
+        "coordinate_carre_du_champ", "default_y_bounds", "gaussian_shift_rdp", "integrate_kappa", "intrinsic_kappa",
+        "intrinsic_sensitivity_with_error", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
+        "ldp_contraction_bound", "le_cam_bound", "lipschitz_chain_opt_rdp", "lipschitz_chain_rdp",
+        "lipschitz_gaussian_shift_rdp", "lipschitz_kernel_rdp", "lipschitz_path_rdp", "noisy_sgd_convex_rdp",
+        "noisy_sgd_opt_rdp", "noisy_sgd_rdp", "numerical_intrinsic_sensitivity", "opt_factor",
+        "ou_intrinsic_sensitivity", "product_tv", "rdp_bound", "rdp_delta_curve", "rdp_to_dp",
+        "semigroup_intrinsic_sensitivity", "semigroup_log_density", "semigroup_log_ratio_gradient",
+        "translation_coupling_point", "translation_coupling_rdp"), "markovdp.guarantees"),
+    **dict.fromkeys(("laplace_sum_hockey_stick", "laplace_sum_kl", "laplace_sum_renyi", "mahalanobis", "mvn_kl",
+                     "mvn_renyi"), "markovdp.divergences"),
+    **dict.fromkeys(("matched_gaussian_mse", "matched_gaussian_variance", "ou_mse", "ou_mse_ratio",
+                     "ou_theorem8_condition", "ou_theorem8_parameters", "ou_theorem8_ratio_bound",
+                     "post_processed_gaussian_mse", "post_processed_gaussian_mse_at"), "markovdp.diffusions"),
+    **dict.fromkeys(("DifferingRecord", "SGDDifferingAt", "exact_sgd_outputs"), "markovdp.mechanisms"),
+    **dict.fromkeys((
+        "SubsetChannel", "UnaryChannel", "added_key_law", "binary_entropy", "circulant", "draw_keys",
+        "empirical_frequencies", "entropy_bits", "l1_error", "l2_squared_error", "linf_error",
+        "min_recoverable_randomness", "min_recoverable_s", "output_entropy_bits", "per_sample_epsilon",
+        "project_simplex", "q_min", "rr_key_law", "sequence_channel"), "markovdp.mechanisms.local"),
+    **dict.fromkeys(("ShiftNoise", "is_lipschitz_chain", "is_lipschitz_everywhere", "shift_noise"),
+                    "markovdp.operators"),
+    "as_multivariate_normal": "markovdp.distributions",
+    **dict.fromkeys(("point_key", "task_seed"), "markovdp.sweeps"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        return getattr(import_module(_LAZY[name]), name)
+    if name in _LAZY_MODULES:
+        return import_module(f"{__name__}.{name}")
+    if name in _MOVED:
+        import warnings
+
+        warnings.warn(f"`markovdp.{name}` moved to `{_MOVED[name]}.{name}`; the top-level name goes in the next "
+                      f"release.", DeprecationWarning, stacklevel=2)
+        return getattr(import_module(_MOVED[name]), name)
+    raise AttributeError(f"module 'markovdp' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -8,6 +8,7 @@ import shlex
 import signal
 import sys
 import threading
+import time
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
@@ -185,31 +186,57 @@ def _validate(args, console, argv) -> int:
 def _run_scenarios(args, console, argv, scenarios, plans, samples) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from .report import write_report
+    from .report import summary, write_report
     from .sweeps import open_executor, run_sweep
 
     command = "markovdp " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
     m_total = sum(len(p.points) for p in plans)
     datasets = []
-    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn())
+    columns = (TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("tasks"),
+               TimeElapsedColumn())
     # transient: the bars vanish when the run ends or is interrupted, leaving the summary (or one line).
     with open_executor(args.scheduler, timeout=args.connect_timeout) as executor, Progress(*columns, console=console,
                                                                transient=True) as progress:
+        console.print(f"Scheduler: {_scheduler_text(args.scheduler, executor)}", highlight=False, soft_wrap=True)
         for scenario, plan in zip(scenarios, plans, strict=True):
-            advance = _advance(progress, plan, resume=args.resume)
+            advance = _advance(progress, scenario, plan, resume=args.resume)
+            start = time.perf_counter()
             datasets.append(run_sweep(scenario, samples=samples, seed=args.seed, quick=args.quick,
                                       executor=executor, out=args.out, resume=args.resume, fresh=args.fresh,
                                       keep_checkpoints=True, n_points_total=m_total, progress=advance,
                                       command=command))
+            if not console.is_terminal:  # no progress bars: one line per finished scenario instead
+                counts = summary(datasets[-1])
+                console.print(f"{plan.name}: done in {time.perf_counter() - start:.1f} s; {len(plan.points)} grid "
+                              f"points: {counts['ok']} ok, {counts['violation']} violations, "
+                              f"{counts['not_applicable']} not applicable", highlight=False, soft_wrap=True)
     report = write_report(datasets, args.out, command)
     violations = _print_summary(datasets, console)
     console.print(f"Wrote {len(datasets)} datasets, plots and {report}.")
     return 1 if violations else 0
 
 
-def _advance(progress, plan, *, resume: bool):
-    """The progress callback of one scenario; on `resume`, its first call says how many batches were reused."""
-    task = progress.add_task(plan.name, total=None)
+def _scheduler_text(scheduler: str | None, executor) -> str:
+    """Where the tasks run, for the line `validate` prints first."""
+    from .sweeps import worker_count
+
+    n = worker_count(executor)
+    if scheduler is None:
+        return f"a local dask.distributed cluster, {n} single-threaded workers (one per core)"
+    if scheduler == "synchronous":
+        return "synchronous: every task in this process, one at a time"
+    if scheduler in ("threads", "processes"):
+        return f"a local pool of {n} {scheduler}"
+    return f"the dask scheduler at {scheduler}, {n} worker threads"
+
+
+def _advance(progress, scenario, plan, *, resume: bool):
+    """The progress callback of one scenario, whose bar counts tasks: one evaluation per grid point and one
+    per (point, batch of samples); on `resume`, its first call says how many batches were reused."""
+    draws = "empty: no Monte Carlo, no samples" if getattr(scenario, "estimator", None) == "none" else \
+        f"≤ {plan.batch_size} samples per side each"
+    task = progress.add_task(f"{plan.name}: {len(plan.points)} grid points + {plan.n_batches_total} batches "
+                             f"({draws})", total=None)
     first = True
 
     def advance(done: int, total: int) -> None:
@@ -226,21 +253,21 @@ def _advance(progress, plan, *, resume: bool):
 def _print_summary(datasets, console) -> int:
     from rich.table import Table
 
-    from .report import _fmt, estimate_text, rows, summary
+    from .report import quantity, rows, summary, value_cells, value_columns
 
     total_bad = 0
-    overview = Table("scenario", "THEORY", "points", "ok", "violations", "not applicable", title="Summary")
+    overview = Table("scenario", "THEORY", "grid points", "ok", "violations", "not applicable",
+                     title="Summary (grid points by verdict)")
     for ds in datasets:
         table_rows = rows(ds)
         bad = [r for r in table_rows if r["verdict"] == "violation"]
         tight = sorted((r for r in table_rows if r["verdict"] == "ok" and r["bound"] > 0),
                        key=lambda r: -(r["exact"] / r["bound"]))[:4]
-        table = Table("parameters", "theorem", "bound", "exact", "estimate [CI]", "verdict",
-                      title=f"{ds.attrs['scenario']}: violations and the tightest points")
+        table = Table(*value_columns(ds), "verdict",
+                      title=f"{ds.attrs['scenario']}: {quantity(ds)}; violations and the tightest points")
         for r in bad + tight:
             style = "bold red" if r["verdict"] == "violation" else None
-            table.add_row(r["parameters"], r["theorem"], _fmt(r["bound"]), _fmt(r["exact"]),
-                          estimate_text(r), r["verdict"], style=style)
+            table.add_row(*value_cells(ds, r), r["verdict"], style=style)
         console.print(table)
         counts = summary(ds)
         total_bad += counts["violation"]
@@ -269,15 +296,14 @@ def _report(args, console) -> int:
                          f"{', '.join(sorted(missing))}.")
     from rich.table import Table
 
-    from .report import _fmt, estimate_text, rows
+    from .report import quantity, rows, value_cells, value_columns
 
-    table = Table("parameters", "theorem", "bound", "exact", "estimate [CI]", "verdict",
-                  title=f"{ds.attrs['scenario']} ({ds.attrs['theory_id']})")
+    table = Table(*value_columns(ds), "verdict",
+                  title=f"{ds.attrs['scenario']} ({ds.attrs['theory_id']}): {quantity(ds)}")
     bad = 0
     for r in rows(ds):
         bad += r["verdict"] == "violation"
-        table.add_row(r["parameters"], r["theorem"], _fmt(r["bound"]), _fmt(r["exact"]), estimate_text(r),
-                      r["verdict"], style="bold red" if r["verdict"] == "violation" else None)
+        table.add_row(*value_cells(ds, r), r["verdict"], style="bold red" if r["verdict"] == "violation" else None)
     console.print(table)
     return 1 if bad else 0
 
@@ -318,7 +344,6 @@ def _certify(args, console) -> int:
 
     from ._validation import check_eps, check_probability
     from .guarantees import certify, dobrushin, doeblin, ldp_epsilon, ultra_mixing
-    from .guarantees.types import Bound
     from .mechanisms import DeclaredDP
     from .operators import FiniteKernel
 
@@ -345,15 +370,16 @@ def _certify(args, console) -> int:
 
     if args.eps is not None:
         cert = certify(DeclaredDP(args.eps, delta) >> kernel)
-        amp = Table("theorem", f"delta at eps={args.eps:g}", f"eps at delta={delta:g}", "note",
-                    title=f"Amplification of an ({args.eps:g}, {delta:g})-DP mechanism by K (BBGG-T1)")
-        for tid, cand in cert.candidates.items():
-            if isinstance(cand, Bound):
-                amp.add_row(tid, _num(cand.delta(args.eps)), _num(cand.epsilon(delta)), "")
-            else:
-                amp.add_row(tid, "—", "—", cand.reason)
+        amp = Table("theorem", f"delta at eps = {args.eps:g} nats", f"eps (nats) at delta = {delta:g}",
+                    title="Amplification by K of an (eps, delta)-DP mechanism (BBGG-T1)",
+                    caption=f"the mechanism: eps = {args.eps:g} nats, delta = {delta:g}")
+        for bound in cert.bounds:
+            amp.add_row(bound.theorem, _num(bound.delta(args.eps)), _num(bound.epsilon(delta)))
         best = cert.best(eps=args.eps)
         console.print(amp)
+        if cert.reasons():
+            console.print(f"not applicable: {', '.join(cert.reasons())} — see `certify(DeclaredDP({args.eps:g}, "
+                          f"{delta:g}) >> FiniteKernel(K)).reasons()`", highlight=False, soft_wrap=True)
         console.print(f"Best at eps={args.eps:g}: delta = {_num(cert.delta(args.eps))} "
                       f"({best.theorem if best else 'none'}).")
     return 0

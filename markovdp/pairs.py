@@ -2,9 +2,9 @@
 
 A `PairSet` of a mechanism M is a finite sequence of pairs ``(mu, nu)`` of output laws such that, for every
 divergence D that satisfies data processing (hockey-stick E_gamma, TV, KL, Rényi; STD-DPI),
-``sup over neighbours D(M(D) || M(D')) = max over the pairs D(mu || nu)``. Exact privacy is then read
-off the pairs with the divergence registry: `pairs_hockey_stick`, `pairs_renyi` (one-dispatch on the kind
-of pair set, with vectorised fast paths registered beside each kind).
+``sup over neighbours D(M(D) || M(D')) = max over the pairs D(mu || nu)``. This module only *describes* pair
+sets; exact privacy is read off them in `markovdp.guarantees.pair_maxima` (the max over the pairs of the
+divergence registry, with fast paths registered per kind of pair set).
 
 For a pipeline ``M >> K`` the kernel decides whether pushing M's pairs through it stays exact
 (`MarkovOperator.push_pairs`, rules registered on the pair (kernel type, pair-set type) in `PUSHES`).
@@ -15,11 +15,9 @@ every kernel whose push is closed-form.
 from __future__ import annotations
 
 import abc
-import math
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from functools import singledispatch
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,9 +25,6 @@ from numpy.typing import NDArray
 from ._dispatch import PairRegistry
 from ._validation import readonly
 from .distributions import Categorical, Distribution
-
-if TYPE_CHECKING:
-    from .operators.base import MarkovOperator
 
 Array = NDArray[np.float64]
 Pair = tuple[Distribution, Distribution]
@@ -149,8 +144,10 @@ class ShiftPair(PairSet):
         return self.noise, self.shifted
 
 
-def push_pairs(kernel: MarkovOperator, pairs: PairSet) -> PairSet:
+def push_pairs(kernel: Any, pairs: PairSet) -> PairSet:
     """The dominating pairs of ``M >> kernel`` from those of M, where the kernel's rules say it is exact.
+
+    `kernel`: a `markovdp.operators.MarkovOperator` (a layer above this one, so not named in the signature).
 
     A rule registered in `PUSHES` on (type(kernel), type(pairs)) decides; otherwise exhaustive pairs are
     pushed law by law (``kernel.push``). Raises NotImplementedError naming both kinds where neither applies.
@@ -165,107 +162,4 @@ def push_pairs(kernel: MarkovOperator, pairs: PairSet) -> PairSet:
         f"({type(pairs).__name__}) exact: no push rule is registered for this pair of kinds.")
 
 
-# --------------------------------------------------------------------------------------------- profiles
-# Max over the pairs of the divergence registry; a kind of pair set may register a faster exact path.
-
-
-def _max_over(pairs: PairSet, divergence: Callable[..., Any], **parameter: Array) -> Array:
-    """max over the pairs of one divergence of the registry, at every value of its 1-D parameter array."""
-    (values,) = parameter.values()
-    out = np.zeros(values.shape)
-    for mu, nu in pairs:
-        out = np.maximum(out, np.atleast_1d(divergence(mu, nu, **parameter)))
-    return out
-
-
-@singledispatch
-def pairs_hockey_stick(pairs: PairSet, eps: Array) -> Array:
-    """max over pairs of E_{e^eps}(mu || nu) for a 1-D array of eps (THEORY: Notation)."""
-    from .divergences.exact import hockey_stick
-
-    return _max_over(pairs, hockey_stick, eps=eps)
-
-
-@singledispatch
-def pairs_renyi(pairs: PairSet, alpha: Array) -> Array:
-    """max over pairs of R_alpha(mu || nu) for a 1-D array of orders in (1, inf]."""
-    from .divergences.exact import renyi
-
-    return _max_over(pairs, renyi, alpha=alpha)
-
-
-@singledispatch
-def pairs_argmax(pairs: PairSet, eps: float) -> int:
-    """The index of a pair attaining the max hockey-stick divergence at `eps`."""
-    from .divergences.exact import hockey_stick
-
-    values = [float(hockey_stick(mu, nu, eps=eps)) for mu, nu in pairs]
-    return int(np.argmax(values))
-
-
-@pairs_hockey_stick.register
-def _rows_hockey_stick(pairs: RowPairs, eps: Array) -> Array:
-    # Local DP on a big matrix: the numba all-pairs coefficient (AAC-eta), one pass per eps with both directions
-    # of a pair at once. Otherwise one pass for all eps; it costs about as much as 2**11 pair-outputs of the
-    # coefficient per eps (measured at k = 2..200, m = 10..1e5).
-    if pairs.all_pairs and len(pairs) * pairs.matrix.shape[1] > _ONE_PASS_WORK_PER_EPS * eps.size:
-        from .guarantees.coefficients import dobrushin
-
-        return np.array([dobrushin(pairs, float(e)) for e in eps])  # pairs.matrix: validated, read-only
-    from .divergences.exact.finite import hockey_stick_finite_worst
-
-    return hockey_stick_finite_worst(pairs.matrix, pairs.index, eps)
-
-
-#: `_rows_hockey_stick` of all pairs takes the one-pass sums up to this many pairs x outputs per eps.
-_ONE_PASS_WORK_PER_EPS = 2**11
-
-
-def _row_values(pairs: RowPairs, eps: Array) -> Array:
-    """(n_eps, n_pairs) of Σ_y [P_i(y) − e^eps P_j(y)]_+: exact finite sums, one pass for all eps."""
-    from .divergences.exact.finite import hockey_stick_finite_pairs
-
-    return hockey_stick_finite_pairs(pairs.matrix, pairs.index, eps)
-
-
-@pairs_argmax.register
-def _rows_argmax(pairs: RowPairs, eps: float) -> int:
-    return int(np.argmax(_row_values(pairs, np.array([eps]))[0]))
-
-
-@pairs_renyi.register
-def _rows_renyi(pairs: RowPairs, alpha: Array) -> Array:
-    from .divergences.exact.finite import renyi_finite_pairs
-
-    return renyi_finite_pairs(pairs.matrix, pairs.index, alpha).max(axis=1)
-
-
-@singledispatch
-def pairs_epsilon(pairs: PairSet, delta: float) -> float:
-    """The smallest eps with max over pairs of E_{e^eps} <= delta (inf if none); conservative in floats.
-
-    At delta = 0 the answer is R_inf (pure DP iff eps >= log ess sup of the likelihood ratio), read from the
-    exact Rényi curve — never from a profile that merely underflowed to 0 (a Gaussian is never pure DP) —
-    and raised by ulps until the profile there is exactly 0. A kind of pair set may register a closed form.
-    """
-    from .guarantees.types import invert_profile, rounded_up
-
-    def profile(e: float) -> float:
-        return float(pairs_hockey_stick(pairs, np.array([e]))[0])
-
-    if delta == 0.0:
-        return rounded_up(float(pairs_renyi(pairs, np.array([math.inf]))[0]), profile)
-    return invert_profile(profile, delta)
-
-
-@pairs_epsilon.register
-def _rows_epsilon(pairs: RowPairs, delta: float) -> float:
-    if pairs.all_pairs:  # AAC-T1 through the numba coefficient
-        from .guarantees.coefficients import ldp_epsilon
-
-        return ldp_epsilon(pairs.matrix, delta)
-    return pairs_epsilon.dispatch(PairSet)(pairs, delta)
-
-
-__all__ = ["PUSHES", "Pair", "PairSet", "Pairs", "RowPairs", "ShiftPair", "pairs_argmax", "pairs_epsilon",
-           "pairs_hockey_stick", "pairs_renyi", "push_pairs"]
+__all__ = ["PUSHES", "Pair", "PairSet", "Pairs", "RowPairs", "ShiftPair", "push_pairs"]

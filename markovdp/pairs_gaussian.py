@@ -8,12 +8,11 @@ Mahalanobis distance ||B u||_{Σ⁻¹} (STD-GaussHS, STD-GaussRenyi), whose max 
 
 A `ShiftPair` fixes its direction (e_1), which is only the worst one while the noise is isotropic; pushing it
 through a non-isotropic kernel would be wrong in general. `GaussianBallPair` keeps (Σ, B, Δ) instead, and the
-kernels push those (rules in `PUSHES`: here for `GaussianKernel`, beside `AffineGaussianKernel` for it).
+kernels push those (rules in `PUSHES`, registered beside `GaussianKernel` and `AffineGaussianKernel`).
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -23,9 +22,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ._validation import check_positive, check_real, fail, readonly
 from .distributions.multivariate_normal import MultivariateNormal, check_covariance
-from .operators.base import IncompatibleSpaces
-from .operators.gaussian import GaussianKernel
-from .pairs import PUSHES, Pair, PairSet, pairs_hockey_stick, pairs_renyi
+from .pairs import Pair, PairSet
+from .spaces import IncompatibleSpaces
 
 Array = NDArray[np.float64]
 
@@ -111,31 +109,6 @@ def _covariance(value: Any, d: int) -> tuple[Array, Array]:
     if cov.ndim == 2 and cov.shape[0] == cov.shape[1] and cov.shape[0] != d:
         raise fail("noise_cov", f"a ({d}, {d}) matrix (the rows of `image`)", f"shape {cov.shape}")
     return check_covariance("noise_cov", cov, d)
-
-
-@PUSHES.register((GaussianKernel, GaussianBallPair))
-def _push_gaussian(kernel: GaussianKernel, pairs: GaussianBallPair) -> GaussianBallPair:
-    """N(., s² I) adds s² I to the noise covariance and leaves the image unchanged (BBGG-E1)."""
-    if kernel.dim != pairs.d_out:
-        raise IncompatibleSpaces(f"`M >> K`: cannot connect R^{pairs.d_out} to R^{kernel.dim}.")
-    return GaussianBallPair(pairs.noise_cov + kernel.sigma**2 * np.eye(kernel.dim), pairs.image, pairs.sensitivity)
-
-
-@pairs_hockey_stick.register
-def _ball_hockey_stick(pairs: GaussianBallPair, eps: Array) -> Array:
-    """STD-GaussHS at the largest Mahalanobis distance."""
-    from .divergences.exact.gaussian import gauss_hockey_stick
-
-    return gauss_hockey_stick(pairs.ratio, eps)
-
-
-@pairs_renyi.register
-def _ball_renyi(pairs: GaussianBallPair, alpha: Array) -> Array:
-    """STD-GaussRenyi at the largest Mahalanobis distance: alpha ratio² / 2 (alpha = inf: inf unless ratio = 0)."""
-    ratio = np.float64(pairs.ratio)  # ratio * ratio overflows to inf (a Python float's ** would raise)
-    with np.errstate(invalid="ignore", over="ignore"):
-        out = alpha * (ratio * ratio) / 2.0
-    return np.where(np.isinf(alpha), 0.0 if ratio == 0.0 else math.inf, out)
 
 
 __all__ = ["GaussianBallPair"]

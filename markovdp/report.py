@@ -5,13 +5,16 @@ parameter — ``eps`` when it is swept, otherwise the first numeric coordinate w
 one facet (small multiple) per value of the next two coordinates (rows, columns) and colours for any
 further ones. Values that span more than two decades go on a log axis; zeros and values more than
 ``LOG_DECADES`` decades below the largest one, or below an empty stretch of more than ``LOG_GAP`` decades,
-are drawn on a dotted floor line, and the legend says so.
+are drawn on a dotted floor line, and the legend says so; a positive bound never is (the axis reaches down to
+it). Bounds are joined by lines along x unless a coordinate indexes random inputs (`random_input_dims`).
+Tables name the unit of their value columns (`value_columns`); an infinite estimate reads ``≥ ci_low``.
 """
 
 from __future__ import annotations
 
 import itertools
 import math
+import numbers
 import textwrap
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
@@ -20,8 +23,9 @@ from typing import Any
 
 import numpy as np
 import xarray as xr
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
+from .guarantees.certificate_plot import plot_certificate
 from .sweeps.atomic import atomic_write
 
 VERDICTS = ("ok", "violation", "not_applicable")
@@ -111,11 +115,54 @@ def summary(ds: xr.Dataset) -> dict[str, int]:
 
 
 def estimate_text(row: dict[str, Any]) -> str:
-    """``estimate [ci_low, ci_high]``; an open upper end (``ci_high`` NaN: no valid upper bound) is ``∞)``."""
+    """``estimate [ci_low, ci_high]``; an open upper end (``ci_high`` NaN: no valid upper bound) is ``∞)``.
+
+    An estimate of +inf (a plug-in divergence with an output cell seen under one input only) says nothing
+    beyond its lower confidence limit: it reads ``≥ ci_low``.
+    """
     if math.isnan(row["estimate"]):
         return "—"
+    if row["estimate"] == math.inf:
+        return f"≥ {_fmt(row['ci_low'])}" if math.isfinite(row["ci_low"]) else "unbounded (no lower limit)"
     high = "∞)" if math.isnan(row["ci_high"]) else f"{_fmt(row['ci_high'])}]"
     return f"{_fmt(row['estimate'])} [{_fmt(row['ci_low'])}, {high}"
+
+
+def has_estimates(ds: xr.Dataset) -> bool:
+    """Whether any grid point has a Monte Carlo estimate (False for a scenario without Monte Carlo)."""
+    return bool((~np.isnan(np.asarray(ds["estimate"].values, dtype=np.float64))).any())
+
+
+def column_unit(ds: xr.Dataset) -> str:
+    """What a value column holds, in a word: its units ("nats"), else "δ" for a hockey-stick delta, "ratio"
+    for a ratio, "TV" for a total variation, else the quantity shortened."""
+    units = str(ds["exact"].attrs.get("units", ""))
+    if units and units != "1":
+        return units
+    name = quantity(ds)
+    if "hockey-stick delta" in name:
+        return "δ"
+    if "ratio" in name or " / " in name:
+        return "ratio"
+    if "total variation" in name:
+        return "TV"
+    return textwrap.shorten(name.split(" = ")[0].split(", ")[0], 20, placeholder="…")  # "squared error E_OU"
+
+
+def value_columns(ds: xr.Dataset) -> list[str]:
+    """Table headers of a result's rows: parameters, theorem, then bound, exact and (if any point has one)
+    the estimate with its confidence interval, each naming its unit (`column_unit`)."""
+    unit = column_unit(ds)
+    level = ds.attrs.get("confidence")
+    ci = f"{100 * float(level):.4g}% CI" if isinstance(level, numbers.Real) else "CI"
+    return ["parameters", "theorem", f"bound ({unit})", f"exact ({unit})",
+            *([f"estimate ({unit}) [{ci}]"] if has_estimates(ds) else [])]
+
+
+def value_cells(ds: xr.Dataset, row: dict[str, Any]) -> list[str]:
+    """The cells of `row` under `value_columns`."""
+    return [row["parameters"], row["theorem"], _fmt(row["bound"]), _fmt(row["exact"]),
+            *([estimate_text(row)] if has_estimates(ds) else [])]
 
 
 def quantity(ds: xr.Dataset) -> str:
@@ -130,11 +177,28 @@ def quantity(ds: xr.Dataset) -> str:
     return f"{name} ({units})" if units and units != "1" else name
 
 
+#: Names of coordinates that index random inputs (a random pair, a seed, a repetition) rather than a parameter.
+RANDOM_INPUT_NAMES = ("pair", "seed", "instance", "trial", "replicate", "repetition", "draw")
+
+
+def random_input_dims(ds: xr.Dataset) -> list[str]:
+    """The swept coordinates that index random inputs: integer values named like `RANDOM_INPUT_NAMES`, or
+    described as random in their ``long_name`` (e.g. AAC-phi's ``pair``, "index of the random input pair").
+
+    A point of such a coordinate is one random draw: the same index at another grid point is another
+    input, so the figure never joins points by lines when a grid has one.
+    """
+    return [d for d in grid_dims(ds) if ds.sizes[d] > 1 and np.asarray(ds[d].values).dtype.kind in "iu"
+            and (d in RANDOM_INPUT_NAMES or "random" in str(ds[d].attrs.get("long_name", "")).lower())]
+
+
 def x_dim(ds: xr.Dataset) -> str | None:
-    """The plotted parameter: ``eps`` if swept, else the first numeric coordinate with several values,
-    else the first coordinate with several values (None for a single point)."""
+    """The plotted parameter: ``eps`` if swept, else the first numeric coordinate with several values
+    that does not index random inputs (`random_input_dims`), else the first coordinate with several values
+    (None for a single point)."""
     swept = [d for d in grid_dims(ds) if ds.sizes[d] > 1]
-    numeric = [d for d in swept if np.asarray(ds[d].values).dtype.kind in "iuf"]
+    random = set(random_input_dims(ds))
+    numeric = [d for d in swept if np.asarray(ds[d].values).dtype.kind in "iuf" and d not in random]
     if "eps" in numeric:
         return "eps"
     return (numeric or swept or [None])[0]
@@ -162,23 +226,34 @@ def _pyplot():
     return plt
 
 
-def _cluster_floor(positive: NDArray[np.float64], top: float) -> float:
+def _cluster_floor(positive: NDArray[np.float64], top: float, keep: float = math.inf) -> float:
     """The smallest value reached from `top` downwards without a gap of more than `LOG_GAP` decades (and
-    at most `LOG_DECADES` below `top`): what the log axis shows; anything smaller sits on its floor."""
-    shown = np.sort(positive[positive >= top * 10.0**-LOG_DECADES])[::-1]
-    gaps = np.nonzero(-np.diff(np.log10(shown)) > LOG_GAP)[0]
+    at most `LOG_DECADES` below `top`): what the log axis shows; anything smaller sits on its floor.
+
+    Values >= `keep` (the smallest positive bound) are always shown, whatever the gap above them, and so
+    are the values within `LOG_GAP` decades below it that no gap separates from it.
+    """
+    lowest = min(top * 10.0**-LOG_DECADES, keep * 10.0**-LOG_GAP)
+    shown = np.sort(positive[positive >= lowest])[::-1]
+    gaps = np.nonzero((-np.diff(np.log10(shown)) > LOG_GAP) & (shown[1:] < keep))[0]
     return float(shown[gaps[0]] if gaps.size else shown[-1])  # a value itself: 10**log10(x) may exceed x
 
 
 class _Scale:
-    """The shared y scale of a figure: linear, or log with a floor for zeros and negligible values."""
+    """The shared y scale of a figure: linear, or log with a floor for zeros and negligible values.
 
-    def __init__(self, values: NDArray[np.float64]) -> None:
+    A positive bound never sits on the floor (that would draw it above its value, looser than it is): the
+    axis reaches down to the smallest positive bound, and only zeros and other values far below it (exact,
+    estimates, confidence limits) sit on the floor, under every bound.
+    """
+
+    def __init__(self, values: NDArray[np.float64], bounds: NDArray[np.float64]) -> None:
         finite = values[np.isfinite(values)]
         positive = finite[finite > 0]
+        keep = float(bounds[np.isfinite(bounds) & (bounds > 0)].min(initial=math.inf))
         self.top = float(finite.max()) if finite.size else 1.0
         self.log = positive.size > 0 and self.top / positive.min() > LOG_SPAN
-        self.threshold = _cluster_floor(positive, self.top) if self.log else 0.0
+        self.threshold = _cluster_floor(positive, self.top, keep) if self.log else 0.0
         self.floor = self.threshold / 3.0
         self.clipped = bool(self.log and (finite < self.threshold).any())
         self.only_zeros = bool(self.log and self.threshold == positive.min())
@@ -209,6 +284,12 @@ class _Scale:
             ax.yaxis.set_minor_locator(NullLocator())  # minor log ticks: clutter in small multiples, and slow
             if self.clipped:
                 ax.axhline(self.floor, color="0.6", lw=0.8, ls=":", zorder=0)
+                # The floor is a place, not a value: its tick says what sits there, and no tick below the
+                # threshold suggests that something drawn on the floor has the value beside it.
+                ticks = [t for t in LogLocator(numticks=6).tick_values(self.threshold, self.upper)
+                         if self.threshold <= t <= self.upper]
+                ax.set_yticks([self.floor, *ticks], ["0" if self.only_zeros else f"< {self.threshold:.1e}",
+                                                     *(f"$10^{{{round(math.log10(t))}}}$" for t in ticks)])
         else:
             ax.set_ylim(min(0.0, ax.get_ylim()[0]), self.upper)
 
@@ -239,15 +320,18 @@ def figure(ds: xr.Dataset) -> Any:
     """The matplotlib Figure of a result Dataset: bound, exact and Monte Carlo estimate (CI bars) against
     the swept parameter (`x_dim`), one facet per value of the other coordinates (`markovdp.report`).
 
-    An open upper confidence end (``ci_high`` NaN) is an arrow from ``ci_low`` to the top of the axis; a
-    violation is a magenta cross; the winning theorem is in the legend (one for the whole grid) or in each
-    facet's title.
+    An open upper confidence end (``ci_high`` NaN) is an arrow from ``ci_low`` to the top of the axis; an
+    estimate of +inf is a hollow triangle at ``ci_low`` with that arrow (the value is only known to be
+    >= ``ci_low``); a violation is a magenta cross; the winning theorem is in the legend (one for the whole
+    grid) or in each facet's title. Bounds are joined by lines along x unless the grid has a coordinate
+    that indexes random inputs (`random_input_dims`): points of different random inputs are never joined.
     """
     plt = _pyplot()
     from matplotlib.lines import Line2D
     from matplotlib.transforms import offset_copy
 
     x = x_dim(ds)
+    random = random_input_dims(ds)
     row_dims, col_dims, hue_dims, fixed = _facets(ds, x)
     row_vals = list(itertools.product(*(ds[d].values.tolist() for d in row_dims)))
     col_vals = list(itertools.product(*(ds[d].values.tolist() for d in col_dims)))
@@ -259,7 +343,8 @@ def figure(ds: xr.Dataset) -> Any:
     claim = "closed form (the claim)" if equality else "certified bound"
     all_winners = _winners(ds["bound_theorem"].values)
     scale = _Scale(np.concatenate([np.asarray(ds[v].values, dtype=np.float64).ravel()
-                                   for v in ("bound", "exact", "estimate", "ci_low", "ci_high")]))
+                                   for v in ("bound", "exact", "estimate", "ci_low", "ci_high")]),
+                   np.asarray(ds["bound"].values, dtype=np.float64).ravel())
     x_values = ds[x].values.tolist() if x else [0]
     numeric_x = x is not None and np.asarray(ds[x].values).dtype.kind in "iuf"
     positions = np.asarray(x_values, dtype=np.float64) if numeric_x else np.arange(len(x_values), dtype=float)
@@ -271,7 +356,7 @@ def figure(ds: xr.Dataset) -> Any:
     colours = plt.get_cmap("tab10" if len(hue_vals) <= 10 else "viridis")
     hue_colour = {h: (colours(i) if len(hue_vals) <= 10 else colours(i / max(1, len(hue_vals) - 1)))
                   for i, h in enumerate(hue_vals)}
-    flags = {"open": False, "violation": False, "estimate": False}
+    flags = {"open": False, "violation": False, "estimate": False, "unbounded": False}
     facets = ([(r, c) for r in row_vals for c in col_vals] if not wrap else [((), c) for c in col_vals])
     for index, (r, c) in enumerate(facets):
         ax = axes.flat[index]
@@ -282,7 +367,7 @@ def figure(ds: xr.Dataset) -> Any:
             part = part.squeeze([d for d in fixed if d in part.dims], drop=True)
             shift = (g - (len(hue_vals) - 1) / 2) * min(7.0, 28.0 / len(hue_vals))
             drawn = _draw_points(ax, part, positions, scale, shift, hue_colour[h] if hue_dims else None,
-                                 offset_copy, fig)
+                                 offset_copy, fig, joined=not random)
             flags = {k: flags[k] or drawn[k] for k in flags}
         title = _values_text(row_dims + col_dims, (*r, *c))
         if len(all_winners) > 1:
@@ -303,14 +388,20 @@ def figure(ds: xr.Dataset) -> Any:
     fig.supylabel(textwrap.fill(quantity(ds), int(CHARS_PER_INCH * height)), fontsize=10)
 
     single = f" ({all_winners[0]})" if len(all_winners) == 1 else ""
-    handles = [Line2D([], [], color="tab:red" if not hue_dims else "0.3", marker="v", lw=1.2, label=claim + single),
-               Line2D([], [], color="black", marker="o", ls="none", mfc="0.6" if hue_dims else "black",
-                      label="exact" + (" (filled with its colour)" if hue_dims else ""))]
+    apart = f"; not joined: each {', '.join(random)} is another random input" if random else ""
+    handles = [Line2D([], [], color="tab:red" if not hue_dims else "0.3", marker="v", lw=1.2,
+                      ls="-" if not random else "none", label=claim + single + apart)]
+    if np.isfinite(np.asarray(ds["exact"].values, dtype=np.float64)).any():
+        handles.append(Line2D([], [], color="black", marker="o", ls="none", mfc="0.6" if hue_dims else "black",
+                              label="exact" + (" (filled with its colour)" if hue_dims else "")))
     if flags["estimate"]:
         handles.append(Line2D([], [], color="tab:blue" if not hue_dims else "0.3", marker="s", ms=4, ls="-",
                               lw=1, label=f"Monte Carlo estimate, {ds.attrs.get('confidence', '')} CI"))
     if flags["open"]:
         handles.append(Line2D([], [], color="tab:blue", marker="^", ls=":", label="CI with open upper end"))
+    if flags["unbounded"]:
+        handles.append(Line2D([], [], color="tab:blue", marker="^", ms=7, mfc="white", ls="none",
+                              label="estimate ∞: only ≥ its lower limit is known"))
     if flags["violation"]:
         handles.append(Line2D([], [], color="magenta", marker="x", ms=9, ls="none", label="violation"))
     if scale.clipped:
@@ -340,8 +431,9 @@ def plot(ds: xr.Dataset, path: Path) -> Path:
 
 
 def _draw_points(ax: Any, part: xr.Dataset, positions: NDArray[np.float64], scale: _Scale,
-                 shift: float, colour: Any, offset_copy: Any, fig: Any) -> dict[str, bool]:
-    """Bound, exact, estimate (+ CI) and violations of one colour group in one facet (1-D along x)."""
+                 shift: float, colour: Any, offset_copy: Any, fig: Any, *, joined: bool) -> dict[str, bool]:
+    """Bound, exact, estimate (+ CI) and violations of one colour group in one facet (1-D along x); the
+    bounds joined by a line along x when `joined`."""
 
     def values(name: str) -> NDArray[np.float64]:
         return np.atleast_1d(np.asarray(part[name].values, dtype=np.float64))
@@ -351,21 +443,28 @@ def _draw_points(ax: Any, part: xr.Dataset, positions: NDArray[np.float64], scal
 
     bound, exact, est, low, high = (values(v) for v in ("bound", "exact", "estimate", "ci_low", "ci_high"))
     verdict = np.asarray([verdict_name(v) for v in values("verdict")])
-    ax.plot(positions, scale.place(bound), marker="v", ms=5, lw=1.2, color=colour or "tab:red",
-            transform=moved(-3.0), zorder=3)
+    ax.plot(positions, scale.place(bound), marker="v", ms=5, lw=1.2, ls="-" if joined else "none",
+            color=colour or "tab:red", transform=moved(-3.0), zorder=3)
     ax.plot(positions, scale.place(exact), "o", ms=4, color="black" if colour is None else colour,
             mec="black", mfc="black" if colour is None else colour, transform=moved(0.0), zorder=4)
     has_est = np.isfinite(est)
     est_colour = colour or "tab:blue"
     closed = has_est & np.isfinite(high)
-    if closed.any():
-        y = scale.place(est[closed])
-        err = [y - scale.place(low[closed]), scale.place(high[closed]) - y]
-        ax.errorbar(positions[closed], y, yerr=np.maximum(err, 0.0), fmt="s", ms=3.5, color=est_colour,
-                    elinewidth=1.2, capsize=3, transform=moved(3.0), zorder=2)
+    if closed.any():  # bars between the limits themselves (errorbar's differences lose a floor of 1e-29 at 0.05)
+        ends = [scale.place(low[closed]), scale.place(high[closed])]
+        ax.vlines(positions[closed], *ends, colors=est_colour, lw=1.2, transform=moved(3.0), zorder=2)
+        for end in ends:
+            ax.plot(positions[closed], end, "_", ms=6, mew=1.2, color=est_colour, transform=moved(3.0), zorder=2)
+        ax.plot(positions[closed], scale.place(est[closed]), "s", ms=3.5, color=est_colour, transform=moved(3.0),
+                zorder=2)
     open_end = has_est & ~np.isfinite(high)
-    for pos, y, lo in zip(positions[open_end], est[open_end], low[open_end], strict=True):
+    unbounded = np.isposinf(est) & np.isfinite(low)  # only ci_low says anything: a marker there, arrow up
+    for pos, y in zip(positions[open_end], est[open_end], strict=True):
         ax.plot([pos], scale.place(np.array([y])), "s", ms=3.5, color=est_colour, transform=moved(3.0))
+    if unbounded.any():
+        ax.plot(positions[unbounded], scale.place(low[unbounded]), "^", ms=7, ls="none", color=est_colour,
+                mfc="white", transform=moved(3.0), zorder=4)
+    for pos, lo in zip(positions[open_end | unbounded], low[open_end | unbounded], strict=True):
         ax.annotate("", xy=(pos, scale.upper), xytext=(pos, float(scale.place(np.array([lo]))[0])),
                     xycoords=moved(3.0), textcoords=moved(3.0),
                     arrowprops={"arrowstyle": "-|>", "color": est_colour, "ls": ":", "lw": 1.2})
@@ -373,64 +472,8 @@ def _draw_points(ax: Any, part: xr.Dataset, positions: NDArray[np.float64], scal
     if bad.any():
         ax.plot(positions[bad], scale.place(np.fmax(exact[bad], low[bad])), "x", ms=10, mew=2, color="magenta",
                 transform=moved(0.0), zorder=5)
-    return {"open": bool(open_end.any()), "violation": bool(bad.any()), "estimate": bool(has_est.any())}
-
-
-def plot_certificate(cert: Any, ax: Any = None, eps: ArrayLike | None = None) -> Any:
-    """delta(eps) of every applicable rule of `cert` on a log y axis, with the exact profile where
-    `privacy_profile` knows it; the rules that win somewhere on the grid drawn bold. Returns the Axes.
-
-    Lines: one per applicable rule, plus one for the exact profile. Points where delta = 0 are not drawn
-    (log axis), which the legend title says. Default eps grid: 0 to 1.5 × the best eps at delta = 1e-5
-    (at least 1, at most 20 nats).
-    """
-    from ._validation import check_eps
-    from .guarantees.exact import privacy_profile
-
-    plt = _pyplot()
-    if eps is None:
-        reach = cert.epsilon(1e-5)
-        eps_max = min(max(1.5 * reach, 1.0), 20.0) if math.isfinite(reach) else 5.0
-        eps = np.linspace(0.0, eps_max, 241)
-    grid = np.atleast_1d(np.asarray(check_eps("eps", eps, allow_inf=False), dtype=np.float64)).ravel()
-    if ax is None:
-        _, ax = plt.subplots(figsize=(7.0, 4.2), layout="constrained")
-    curves = {b.theorem: np.asarray(b.delta(grid), dtype=np.float64) for b in cert.bounds}
-    stacked = np.array(list(curves.values())).reshape(len(curves), grid.size)
-    best = stacked.min(axis=0, initial=1.0)
-    # The winner at each eps as in `Certificate.best` (ties: the rule registered first), counted where the
-    # best bound is informative (0 < delta < 1): at delta = 0 every rule that reaches 0 ties.
-    winner = np.where((best > 0) & (best < 1), np.argmin(stacked, axis=0) if curves else -1, -1)
-    zero = False
-    for index, (tid, values) in enumerate(curves.items()):
-        wins = winner == index
-        label = tid + (f"  (best {_span(grid[wins])})" if wins.any() else "")
-        zero |= bool((values == 0).any())
-        ax.plot(grid, np.where(values > 0, values, np.nan), lw=2.6 if wins.any() else 1.1,
-                alpha=1.0 if wins.any() else 0.75, label=label, zorder=3 if wins.any() else 2)
-    try:
-        exact = np.asarray(privacy_profile(cert.subject, grid), dtype=np.float64)
-    except NotImplementedError:
-        exact = None
-    if exact is not None:
-        zero |= bool((exact == 0).any())
-        ax.plot(grid, np.where(exact > 0, exact, np.nan), color="black", ls="--", lw=1.4,
-                label="exact privacy_profile", zorder=4)
-    ax.set_yscale("log")
-    positive = [v[v > 0] for v in (*curves.values(), *([exact] if exact is not None else []))]
-    low = min((float(v.min()) for v in positive if v.size), default=1e-6)
-    ax.set_ylim(max(low, 1e-16) / 2.0, 1.6)
-    ax.set_xlabel("eps (nats)")
-    ax.set_ylabel("delta(eps)")
-    ax.grid(True, which="major", alpha=0.3)
-    ax.legend(fontsize=8, title="delta = 0 not drawn (log axis)" if zero else None, title_fontsize=8)
-    ax.set_title(textwrap.shorten(repr(cert.subject), 90, placeholder=" …"), fontsize=9)
-    return ax
-
-
-def _span(eps: NDArray[np.float64]) -> str:
-    low, high = float(eps.min()), float(eps.max())
-    return f"at eps = {low:.3g}" if low == high else f"for eps in [{low:.3g}, {high:.3g}]"
+    return {"open": bool(open_end.any()), "violation": bool(bad.any()), "estimate": bool(has_est.any()),
+            "unbounded": bool(unbounded.any())}
 
 
 def _compact_table(ds: xr.Dataset, table: list[dict[str, Any]]) -> list[str]:
@@ -473,11 +516,13 @@ def markdown(ds: xr.Dataset, figure: str | None = None, *, source: str | None = 
     if source:
         lines += [source, ""]
     extra = f", {counts[UNKNOWN]} without a verdict (NaN)" if counts[UNKNOWN] else ""
+    monte_carlo = (f"Samples per side: {ds.attrs.get('samples')}, confidence {ds.attrs.get('confidence')}, "
+                   f"seed entropy {ds.attrs.get('seed_entropy')}." if has_estimates(ds) else
+                   "No Monte Carlo: bound against exact values only, no grid point has an estimate.")
     lines += [f"THEORY: `{ds.attrs.get('theory_id', '?')}`. Quantity: {quantity(ds)}"
               f"{f', against {x}' if x else ''}. {len(table)} grid points: {counts['ok']} ok, "
               f"{counts['violation']} violations, {counts['not_applicable']} not applicable{extra}. "
-              f"Samples per side: {ds.attrs.get('samples')}, confidence {ds.attrs.get('confidence')}, "
-              f"seed entropy {ds.attrs.get('seed_entropy')}.", ""]
+              f"{monte_carlo}", ""]
     if "tightness" in ds:
         tight = np.asarray(ds["tightness"].values, dtype=np.float64)
         tight = tight[np.isfinite(tight)]
@@ -495,13 +540,13 @@ def markdown(ds: xr.Dataset, figure: str | None = None, *, source: str | None = 
     if figure:
         lines += [f"![{ds.attrs.get('scenario', '')}]({figure})", ""]
     lines += _compact_table(ds, table) + [""]
-    head = ["parameters", "theorem", "bound", "exact", "estimate [CI]", "verdict"]
+    head = [*value_columns(ds), "verdict"]
     head += ["tightness"] if "tightness" in ds else []
     head += own
     lines += ["<details><summary>every grid point</summary>", "", "| " + " | ".join(head) + " |",
               "|" + "---|" * len(head)]
     for r in table:
-        cells = [r["parameters"], r["theorem"], _fmt(r["bound"]), _fmt(r["exact"]), estimate_text(r), r["verdict"]]
+        cells = [*value_cells(ds, r), r["verdict"]]
         cells += [_fmt(r["tightness"])] if "tightness" in ds else []
         cells += [_fmt(r["variables"][name]) for name in own]
         lines.append("| " + " | ".join(cells) + " |")
@@ -567,7 +612,9 @@ def write_report(datasets: Iterable[xr.Dataset], out: Path, command: str) -> Pat
             "A violation is `exact > bound (1 + 1e-9) + 1e-12`, or a Monte Carlo lower confidence bound "
             "(level 1 − 1e-6/m, m = grid points in the run) above the bound; equality scenarios also flag "
             "`exact < bound (1 − 1e-9) − 1e-12`. In the plots an arrow is a confidence interval whose upper "
-            "end is open (no valid upper bound).", ""]
+            "end is open (no valid upper bound). An estimate shown as `≥ x` (a hollow triangle with an arrow in "
+            "the plots) is infinite: an output cell was seen under one input only, so only its lower confidence "
+            "limit x says something.", ""]
     if skipped:
         head += ["Skipped files:", "", *(f"- {s}" for s in skipped), ""]
     path = out / "report.md"
@@ -577,6 +624,7 @@ def write_report(datasets: Iterable[xr.Dataset], out: Path, command: str) -> Pat
 
 
 __all__ = [
-    "estimate_text", "figure", "grid_dims", "markdown", "plot", "plot_certificate", "quantity", "rows",
-    "scenario_variables", "summary", "verdict_name", "write_report", "x_dim"
+    "column_unit", "estimate_text", "figure", "grid_dims", "has_estimates", "markdown", "plot", "plot_certificate",
+    "quantity", "random_input_dims", "rows", "scenario_variables", "summary", "value_cells", "value_columns",
+    "verdict_name", "write_report", "x_dim"
 ]

@@ -48,3 +48,16 @@ class RealSpace(Space):
 
     def describe(self) -> str:
         return f"R^{self.d}"
+
+
+class IncompatibleSpaces(ValueError):
+    """Raised when the codomain of one operator is not the domain of the next (or two laws or samples live
+    on different spaces)."""
+
+
+def require_compatible(left: Space, right: Space, what: str) -> None:
+    """Raise `IncompatibleSpaces` naming both spaces unless `left == right`."""
+    if left != right:
+        raise IncompatibleSpaces(
+            f"`{what}`: cannot connect {left.describe()} ({left!r}) to {right.describe()} ({right!r})."
+        )

@@ -25,8 +25,8 @@ import numpy as np
 import xarray as xr
 
 import markovdp as md
-from markovdp._random import point_key, task_seed
-from markovdp.sweeps import atomic_write, open_executor
+from markovdp.mechanisms import local
+from markovdp.sweeps import atomic_write, open_executor, point_key, task_seed
 
 #: name → factory (k, eps) of the oracle; UE is simulated through its exact server counts (`sample_counts`).
 MECHANISMS = {
@@ -63,9 +63,9 @@ def point_losses(mechanism: str, k: int, n: int, eps: float, reps: int, root_ent
             estimate = oracle.estimate_counts(oracle.sample_counts(x, rng=rng), n)
         else:
             estimate = oracle.estimate(oracle.sample(x, rng=rng))
-        projected = md.project_simplex(estimate)
-        out[r] = (md.l1_error(estimate, p), md.l2_squared_error(estimate, p), md.l1_error(projected, p),
-                  md.l2_squared_error(projected, p), md.linf_error(estimate, md.empirical_frequencies(x, k)))
+        projected = local.project_simplex(estimate)
+        out[r] = (local.l1_error(estimate, p), local.l2_squared_error(estimate, p), local.l1_error(projected, p),
+                  local.l2_squared_error(projected, p), local.linf_error(estimate, local.empirical_frequencies(x, k)))
     return out
 
 

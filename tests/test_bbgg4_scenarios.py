@@ -149,7 +149,7 @@ def test_bbgg_e1_uses_the_spectral_norm_of_a_nearly_isotropic_map():
 
 def test_translation_coupling_refuses_negative_rdp_values():
     with pytest.raises(ValueError, match=">= 0"):
-        md.translation_coupling_rdp(2.0, 1.0, lambda a, t: -1.0, lambda a, t: -1.0)
+        md.guarantees.translation_coupling_rdp(2.0, 1.0, lambda a, t: -1.0, lambda a, t: -1.0)
 
 
 def test_sgd_on_a_box_is_not_pushed_as_a_whole_ball():
@@ -174,7 +174,7 @@ def test_multivariate_renyi_at_infinity_is_infinite_for_any_variance_above_the_r
 
 def test_rdp_delta_curve_refuses_nan_eps():
     with pytest.raises(ValueError, match="`eps`"):
-        md.rdp_delta_curve(lambda a: 0.1 * a)(np.array([np.nan]))
+        md.guarantees.rdp_delta_curve(lambda a: 0.1 * a)(np.array([np.nan]))
 
 
 def test_sgd_refuses_a_start_outside_the_projection_set():

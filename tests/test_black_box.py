@@ -18,8 +18,8 @@ from oracles import black_box_worst_case_lp, coefficient_bruteforce, events, hoc
 from strategies import eps_values, stochastic_matrices
 
 import markovdp as md
+from markovdp.guarantees import _black_box_kernels as _worst_case
 from markovdp.guarantees.types import Bound
-from markovdp.mechanisms import _worst_case
 from markovdp.mechanisms.canonical import canonical_rows
 
 RULES = ("POST", "BBGG-T1.1", "BBGG-T1.2", "BBGG-T1.3", "BBGG-T1.4")
@@ -267,7 +267,7 @@ def test_no_certified_bound_lies_below_the_black_box_worst_case(record_property)
 @pytest.mark.parametrize("delta0", [0.0, 0.05, 1.0])
 def test_black_box_renyi_fast_path_equals_the_max_over_every_listed_pair(delta0):
     """The vectorised Rényi over all maps against the generic max over the pairs, one Categorical at a time."""
-    from markovdp.pairs import PairSet, pairs_renyi
+    from markovdp.guarantees.pair_maxima import _max_over
 
     rng = np.random.default_rng(17)
     alpha = np.array([1.01, 2.0, 7.5, np.inf])
@@ -276,6 +276,6 @@ def test_black_box_renyi_fast_path_equals_the_max_over_every_listed_pair(delta0)
         raw[0, 0] = 0.0  # a zero cell: some maps are singular
         kernel = md.FiniteKernel(raw / raw.sum(axis=1, keepdims=True))
         pairs = (md.DeclaredDP(0.8, delta0) >> kernel).dominating_pairs()
-        generic = pairs_renyi.dispatch(PairSet)(pairs, alpha)
+        generic = _max_over(pairs, md.renyi, alpha=alpha)
         np.testing.assert_allclose(md.renyi_profile(md.DeclaredDP(0.8, delta0) >> kernel, alpha), generic,
                                    rtol=1e-12)

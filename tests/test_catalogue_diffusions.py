@@ -13,17 +13,14 @@ import numpy as np
 import pytest
 
 import markovdp as md
+from markovdp.diffusions.gradient import GRID_STEP, GradientDiffusion, gradient_sde, gradient_semigroup
 from markovdp.report import rows
 from markovdp.sweeps import VIOLATION, open_executor, run_sweep
 from markovdp.validation import catalogue_diffusions as cd
 from markovdp.validation.catalogue_diffusions import (
     DIFFUSION_SCENARIOS,
-    GRID_STEP,
     T6_PAIR,
-    GradientDiffusion,
     closure_merged,
-    gradient_sde,
-    gradient_semigroup,
     grid_renyi,
     interpolated_sup_gamma,
     squared_error_lower_limit,

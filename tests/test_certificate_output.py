@@ -33,10 +33,11 @@ def cert(pipeline):
 
 
 def parse(text: str) -> dict[str, list[str]]:
-    """Table rows of `Certificate.summary` by rule name: the cells split on runs of two or more spaces."""
-    lines = text.splitlines()[1:]  # the first line names the subject
+    """Table rows of `Certificate.summary` by rule name: the cells split on runs of two or more spaces
+    (the subject line before and the "not applicable" line after the table left out)."""
+    lines = [line for line in text.splitlines()[1:] if not line.startswith("not applicable: ")]
     header = re.split(r"\s{2,}", lines[0].strip())
-    assert header[:2] == ["rule", "applies"] and header[-1] == "inputs / reason"
+    assert header[0] == "rule" and header[-1] == "inputs"
     return {cells[0]: cells for cells in (re.split(r"\s{2,}", line.strip()) for line in lines[1:])}
 
 
@@ -47,10 +48,16 @@ def cell_value(cell: str) -> float:
 def test_print_is_a_short_table_without_the_matrix_repeated(cert):
     text = str(cert)
     assert text == cert.summary()
-    assert len(text.splitlines()) == len(cert.candidates) + 3  # subject, header, one per rule, best
+    # subject, header, one row per rule that applies, best, and ONE line for the rules that do not apply
+    assert len(text.splitlines()) == len(cert.bounds) + 4
     assert text.count("0.775") <= 4  # the kernel's diagonal: at most once (4 entries), never per rule
-    for theorem in cert.candidates:
-        assert theorem in text
+    rows = parse(text)
+    assert list(rows) == [b.theorem for b in cert.bounds] + ["best"]
+    (line,) = [line for line in text.splitlines() if line.startswith("not applicable: ")]
+    assert line == f"not applicable: {', '.join(cert.reasons())} — see `cert.reasons()`"
+    assert len(cert.reasons()) >= 10  # the rules for Gaussian, Laplace, SGD and diffusion mechanisms
+    for reason in cert.reasons().values():
+        assert reason not in text  # the reasons are one call away, not eleven rows
     short = repr(cert)
     assert short.count("FiniteKernel") == 1 and "delta_curve" not in short and len(short) < 400
 
@@ -61,10 +68,9 @@ def test_table_values_are_each_candidates_delta_and_epsilon(cert, pipeline):
     bounds = {tid: c for tid, c in cert.candidates.items() if isinstance(c, Bound)}
     for tid, bound in bounds.items():
         cells = table[tid]
-        assert cells[1] == "yes"
         for j, e in enumerate(eps):
-            assert cell_value(cells[2 + j]) == pytest.approx(float(bound.delta(e)), rel=PRINT_RTOL, abs=1e-300)
-        assert cell_value(cells[2 + len(eps)]) == pytest.approx(bound.epsilon(1e-3), rel=PRINT_RTOL)
+            assert cell_value(cells[1 + j]) == pytest.approx(float(bound.delta(e)), rel=PRINT_RTOL, abs=1e-300)
+        assert cell_value(cells[1 + len(eps)]) == pytest.approx(bound.epsilon(1e-3), rel=PRINT_RTOL)
     best = table["best"]
     rows = (md.RandomizedResponse(4, 1.0).matrix @ K4)
     for j, e in enumerate(eps):
@@ -72,12 +78,11 @@ def test_table_values_are_each_candidates_delta_and_epsilon(cert, pipeline):
         low = min(values.values())
         assert cell_value(best[1 + j]) == pytest.approx(low, rel=PRINT_RTOL, abs=1e-300)
         winner = next(tid for tid in bounds if values[tid] == low)  # ties: the rule registered first
-        assert [tid for tid in bounds if table[tid][2 + j].endswith("*")] == [winner]
+        assert [tid for tid in bounds if table[tid][1 + j].endswith("*")] == [winner]
         # soundness against brute force over every event of every ordered row pair (oracle, not the code)
         exact = max(hockey_stick_bruteforce(rows[a], rows[b], e) for a in range(4) for b in range(4) if a != b)
         assert low >= exact - 1e-12
-    for tid, reason in cert.reasons().items():
-        assert table[tid][1] == "no" and table[tid][-1] == reason
+    assert not set(cert.reasons()) & set(table)  # a rule that does not apply has no row
 
 
 def test_to_dict_is_plain_and_round_trips_through_json(cert):
@@ -158,3 +163,14 @@ def test_plot_without_an_exact_profile_and_on_a_given_axes():
     assert cert.plot(ax=ax, eps=np.linspace(0, 2, 11)) is ax
     assert len(ax.get_lines()) == len(cert.bounds) >= 1
     plt.close(fig)
+
+
+def test_a_certificate_where_no_rule_applies_says_so_without_a_row_per_rule():
+    cert = Certificate(subject="test subject", candidates={"A": NotApplicable("A", "why A"),
+                                                           "B": NotApplicable("B", "why B")})
+    lines = cert.summary().splitlines()
+    assert len(lines) == 4  # subject, header, best, the one "not applicable" line
+    best = re.split(r"\s{2,}", lines[2].strip())
+    assert best == ["best", "1", "1", "1", "1", "inf", "no rule applies (delta 1.0)"]
+    assert lines[3] == "not applicable: A, B — see `cert.reasons()`"
+    assert cert.reasons() == {"A": "why A", "B": "why B"}

@@ -54,6 +54,23 @@ def test_validate_writes_datasets_report_and_plots(tmp_path):
         assert (out / f"{name}.png").stat().st_size > 0
     report = (out / "report.md").read_text()
     assert "STD-LapHS" in report and "violation" in report
+    # AAC-phi draws no samples: its section says so instead of "Samples per side"; STD-LapHS samples
+    kl_section, laplace_section = report.split("## AAC-phi")[1].split("## STD-LapHS")
+    assert "Samples per side" not in kl_section and "No Monte Carlo" in kl_section
+    assert "Samples per side: 4000" in laplace_section
+    # without a terminal: the scheduler, then one line per finished scenario; every value column its unit
+    lines = result.stdout.splitlines()
+    assert lines[0] == "Scheduler: synchronous: every task in this process, one at a time"
+    assert [line.split(":")[0] for line in lines[1:3]] == ["AAC-phi", "STD-LapHS"]
+    assert all(" done in " in line and " grid points: " in line for line in lines[1:3])
+    titles = {name: next(i for i, line in enumerate(lines) if line.strip().startswith(f"{name}: ")
+                         and line.strip().endswith("violations and the tightest points"))
+              for name in ("AAC-phi", "STD-LapHS")}
+    header = {name: next(line for line in lines[i:] if "┃ parameters" in line) for name, i in titles.items()}
+    assert "bound (nats)" in header["AAC-phi"] and "exact (nats)" in header["AAC-phi"]
+    assert "estimate" not in header["AAC-phi"]  # no Monte Carlo: no empty column
+    assert "bound (δ)" in header["STD-LapHS"] and "estimate (δ) [95% CI]" in header["STD-LapHS"]
+    assert "grid points" in next(line for line in lines if "┃ scenario" in line)
     assert sorted(p.name for p in out.rglob("*.nc")) == ["AAC-phi.nc", "STD-LapHS.nc"]  # none in checkpoints
     listed = run_cli("report", str(out / "STD-LapHS.nc"))
     assert listed.returncode == 0 and "STD-LapHS" in listed.stdout
@@ -90,7 +107,25 @@ def test_certify_amplifies_the_delta_it_is_given(tmp_path, capsys):
     np.save(path, np.array([[0.9, 0.1], [0.2, 0.8]]))
     assert main(["certify", str(path), "--eps", "1", "--delta", "0"]) == 0
     out = capsys.readouterr().out
-    assert "(1, 0)-DP mechanism" in out and "Best at eps=1: delta = 0 " in out
+    assert "eps = 1 nats, delta = 0" in out and "Best at eps=1: delta = 0 " in out
+
+
+def test_certify_lists_the_rules_that_apply_and_names_the_others_on_one_line(tmp_path, capsys):
+    import markovdp as md
+
+    path = tmp_path / "k.npy"
+    matrix = np.array([[0.9, 0.1], [0.2, 0.8]])
+    np.save(path, matrix)
+    assert main(["certify", str(path), "--eps", "1", "--delta", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "Amplification by K of an (eps, delta)-DP mechanism (BBGG-T1)" in out
+    cert = md.certify(md.DeclaredDP(1.0, 0.01) >> md.FiniteKernel(matrix))
+    rows = {line.split("│")[1].strip() for line in out.splitlines() if line.startswith("│")}
+    assert {b.theorem for b in cert.bounds} <= rows and not set(cert.reasons()) & rows
+    (line,) = [line for line in out.splitlines() if line.startswith("not applicable: ")]
+    assert line.startswith(f"not applicable: {', '.join(cert.reasons())} — see `certify(")
+    for reason in cert.reasons().values():
+        assert reason not in out
 
 
 def test_validate_refuses_an_output_file_instead_of_a_folder(tmp_path):
@@ -105,7 +140,8 @@ def test_validate_runs_each_named_scenario_once(tmp_path):
     result = run_cli("validate", "AAC-phi", "AAC-phi", "--quick", "--scheduler", "synchronous", "--out",
                      str(tmp_path))
     assert result.returncode == 0, result.stdout + result.stderr
-    assert result.stdout.count("AAC-phi: violations") == 1
+    assert result.stdout.count("AAC-phi: done in") == 1
+    assert result.stdout.count("violations and the tightest points") == 1
 
 
 @pytest.mark.parametrize(("args", "message"), [
@@ -168,6 +204,8 @@ def test_netcdf_outputs_label_every_coordinate_and_variable(tmp_path, capsys):
         for tid in ("POST", "BBGG-T1.2"):  # each statement is the first line of the rule's description
             assert statements[tid] in md.describe(tid).splitlines()[1]
         assert "tightness" in hs_ds.data_vars
+        for ds in (kl_ds, hs_ds):  # what NaN in ci_high means is written in the file itself
+            assert "NaN: no valid upper limit, the interval is [ci_low, inf)" in ds["ci_high"].attrs["description"]
     if len(git_commit()) >= 40:  # run from a git checkout: the commit is the checkout's HEAD
         head = subprocess.run(["git", "rev-parse", "HEAD"], capture_output=True, text=True,
                               cwd=Path(md.__file__).parent).stdout.strip()
@@ -184,3 +222,23 @@ def test_validate_never_deletes_checkpoints_without_resume_or_fresh(tmp_path):
     assert "Traceback" not in result.stdout + result.stderr and (stale / "chunk-0-0.npz").exists()
     both = run_cli("validate", "AAC-phi", "--resume", "--fresh", "--scheduler", "synchronous", "--out", str(out))
     assert both.returncode == 2 and "exclude each other" in both.stdout
+
+
+def test_progress_bars_say_what_they_count():
+    import io
+
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from markovdp.cli import _advance
+    from markovdp.sweeps import plan_sweep
+    from markovdp.validation import get_scenario
+
+    progress = Progress(console=Console(file=io.StringIO()))
+    for name, draws in (("BBGG-BM", "≤ 10000 samples per side each"), ("BBGG-T8", "empty: no Monte Carlo")):
+        scenario = get_scenario(name)
+        plan = plan_sweep(scenario, samples=20_000, seed=1, quick=True)
+        _advance(progress, scenario, plan, resume=False)(0, len(plan.points) + plan.n_batches_total)
+        description = progress.tasks[-1].description
+        assert description.startswith(f"{name}: {len(plan.points)} grid points + {plan.n_batches_total} batches (")
+        assert draws in description and progress.tasks[-1].total == len(plan.points) + plan.n_batches_total

@@ -151,7 +151,7 @@ def test_std_rdp2dp_delta_curve_round_trips_through_rdp_to_dp(name):
     assert np.all((deltas >= 0) & (deltas <= 1)) and np.all(np.diff(deltas) <= 0)
     for eps, delta in zip(EPS, deltas, strict=True):
         if 0.0 < delta < 1.0:
-            assert md.rdp_to_dp(values, ALPHA_GRID, float(delta)) <= eps * (1 + 1e-9) + 1e-12
+            assert md.guarantees.rdp_to_dp(values, ALPHA_GRID, float(delta)) <= eps * (1 + 1e-9) + 1e-12
 
 
 @pytest.mark.parametrize("alpha", [1.001, 1.5, 2.0, 32.0, 1e4])
@@ -161,7 +161,7 @@ def test_std_rdp2dp_delta_curve_at_one_order_inverts_rdp_to_dp_exactly(alpha):
     for eps in (0.8, 1.0, 3.0):
         delta = float(curve(np.array([eps]))[0])
         if 1e-300 < delta < 1.0:
-            assert md.rdp_to_dp(0.7, [alpha], delta) == pytest.approx(eps, rel=1e-9)
+            assert md.guarantees.rdp_to_dp(0.7, [alpha], delta) == pytest.approx(eps, rel=1e-9)
 
 
 def test_std_rdp2dp_delta_curve_is_sound_for_the_gaussian_mechanism_and_pure_at_alpha_inf():

@@ -271,9 +271,9 @@ class DisguisedBrownian(Semigroup):
 
 
 def test_t6_needs_the_worst_pairs_of_an_unknown_semigroup():
-    """T6 says what it needs: a carré du champ, a closed-form density (probed at certify time, so a sampler-only
-    semigroup is NotApplicable rather than failing later), the worst pairs of a semigroup it does not know; and it
-    uses the pairs a ``sensitivity_pairs`` method declares."""
+    """T6 names every hook it lacks (the declared `Semigroup` methods log_density, carre_du_champ,
+    sensitivity_pairs: a sampler-only semigroup is NotApplicable rather than failing later), and it uses the pairs a
+    ``sensitivity_pairs`` method declares."""
     base = BrownianSemigroup(1)
 
     class Shifted(DisguisedBrownian):
@@ -287,13 +287,16 @@ def test_t6_needs_the_worst_pairs_of_an_unknown_semigroup():
         def sample_at(self, t, x, rng):
             return base.sample_at(t, x, rng)
 
-    assert "carre_du_champ" in md.certify(_mechanism(Sampled(), 0.5, 2.0), rules=["BBGG-T6"]).reasons()["BBGG-T6"]
+    reason = md.certify(_mechanism(Sampled(), 0.5, 2.0), rules=["BBGG-T6"]).reasons()["BBGG-T6"]
+    assert "lacks log_density, carre_du_champ, sensitivity_pairs" in reason
     Sampled.carre_du_champ = Shifted.carre_du_champ
     Sampled.sensitivity_pairs = lambda self, delta: [(np.zeros(1), np.array([delta]))]
     reason = md.certify(_mechanism(Sampled(), 0.5, 2.0), rules=["BBGG-T6"]).reasons()["BBGG-T6"]
-    assert "closed-form transition density" in reason  # Semigroup.log_density's NotImplementedError
+    assert "lacks log_density " in reason
+    with pytest.raises(NotImplementedError, match="`log_density_domain`"):
+        Sampled().log_density_domain()
     mechanism = _mechanism(Shifted(), 0.5, 2.0)
-    assert "sensitivity_pairs" in md.certify(mechanism, rules=["BBGG-T6"]).reasons()["BBGG-T6"]
+    assert "lacks sensitivity_pairs" in md.certify(mechanism, rules=["BBGG-T6"]).reasons()["BBGG-T6"]
     Shifted.sensitivity_pairs = lambda self, delta: [(np.zeros(1), np.array([delta])), (np.ones(1), np.zeros(1))]
     cert = md.certify(mechanism, rules=["BBGG-T6"])
     assert cert.renyi(3.0) == pytest.approx(3.0 * 2.0**2 / (4 * 0.5), rel=RTOL_NUMERICAL)
@@ -351,7 +354,7 @@ def test_kappa_of_the_double_well_is_the_sup_of_a_dense_scan():
     the max of a dense scan (3001 points, then a bounded scalar search) of Gamma written here, to 1e-6."""
     from scipy.optimize import minimize_scalar
 
-    from markovdp.validation.catalogue_diffusions import gradient_semigroup
+    from markovdp.diffusions.gradient import gradient_semigroup
 
     semigroup = gradient_semigroup("double_well")
     x, x_prime, s, step = np.array([-0.5]), np.array([0.5]), 0.2, 1e-3 * 3.0  # the route's step: 1e-3 x width
@@ -477,7 +480,8 @@ def test_t6_clips_the_box_to_the_density_domain_and_fails_as_not_applicable():
     assert "BBGG-T6" in cert.reasons()["BBGG-T6"] and "[−2, 2]" in cert.reasons()["BBGG-T6"]
 
     class Bounded(_WalledBrownian):
-        log_density_domain = (-2.0, 2.0)
+        def log_density_domain(self):
+            return -2.0, 2.0
 
     bound = md.certify(_mechanism(Bounded(), 0.5, 3.0), rules=["BBGG-T6"]).candidates["BBGG-T6"]
     assert isinstance(bound, md.Bound)
@@ -487,7 +491,7 @@ def test_t6_clips_the_box_to_the_density_domain_and_fails_as_not_applicable():
 def test_t6_on_the_double_well_fails_as_not_applicable():
     """The grid semigroup refuses y in the far tails at t = 0.01 and query values off its grid (Delta = 0.01):
     BBGG-T6 is NotApplicable with the semigroup's reason, at certify time."""
-    from markovdp.validation.catalogue_diffusions import gradient_semigroup
+    from markovdp.diffusions.gradient import gradient_semigroup
 
     semigroup = gradient_semigroup("double_well")
     for t, delta, words in [(0.01, 1.0, "rounding"), (0.5, 0.01, "grid node")]:

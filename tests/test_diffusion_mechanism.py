@@ -22,8 +22,7 @@ import markovdp as md
 from markovdp.diffusions import BrownianSemigroup, OrnsteinUhlenbeckSemigroup, Semigroup
 from markovdp.mechanisms.base import L2Ball, PostProcessed
 from markovdp.mechanisms.diffusion import DiffusionMechanism
-from markovdp.operators.base import IncompatibleSpaces
-from markovdp.spaces import RealSpace
+from markovdp.spaces import IncompatibleSpaces, RealSpace
 
 OU = OrnsteinUhlenbeckSemigroup
 EPS = np.array([0.0, 0.1, 0.5, 1.0, 3.0, 10.0, 50.0])

@@ -25,7 +25,7 @@ from markovdp.divergences.estimate_density_ratio import (
     estimate_renyi_density_ratio,
 )
 from markovdp.divergences.estimate_events import estimate_hockey_stick_event, estimate_renyi_histogram
-from markovdp.operators.base import IncompatibleSpaces
+from markovdp.spaces import IncompatibleSpaces
 
 ENTROPY = 0x52645F6D63  # fixed root of every random stream in this file
 R = 200  # repetitions per coverage test

@@ -127,9 +127,9 @@ def test_profiles_broadcast_over_arrays():
 
 
 def test_aac_phi_is_phi_n_not_phi_to_the_n():
-    assert md.ldp_contraction_bound(1.0, 0.1) == pytest.approx(1 - 0.9 * math.exp(-1.0), rel=1e-15)
-    assert md.ldp_contraction_bound(1.0, 0.1, 3) == pytest.approx(1 - math.exp(-3.0) * 0.9**3, rel=1e-15)
-    assert md.ldp_contraction_bound(1.0, 0.1, 3) > (1 - 0.9 * math.exp(-1.0)) ** 3
+    assert md.guarantees.ldp_contraction_bound(1.0, 0.1) == pytest.approx(1 - 0.9 * math.exp(-1.0), rel=1e-15)
+    assert md.guarantees.ldp_contraction_bound(1.0, 0.1, 3) == pytest.approx(1 - math.exp(-3.0) * 0.9**3, rel=1e-15)
+    assert md.guarantees.ldp_contraction_bound(1.0, 0.1, 3) > (1 - 0.9 * math.exp(-1.0)) ** 3
 
 
 def test_std_rdp2dp_is_sound_for_the_gaussian_mechanism():
@@ -137,7 +137,7 @@ def test_std_rdp2dp_is_sound_for_the_gaussian_mechanism():
     mech = md.GaussianMechanism(2.0)
     alphas = np.linspace(1.1, 200, 400)
     for delta in (1e-3, 1e-6, 1e-9):
-        converted = md.rdp_to_dp(md.renyi_profile(mech, alphas), alphas, delta)
+        converted = md.guarantees.rdp_to_dp(md.renyi_profile(mech, alphas), alphas, delta)
         exact = md.privacy_epsilon(mech, delta)
         assert exact <= converted <= exact + 1.5
         # Mironov's form alone is never better (STD-RDP2DP):
@@ -146,9 +146,9 @@ def test_std_rdp2dp_is_sound_for_the_gaussian_mechanism():
 
 
 def test_rdp_to_dp_pure_and_edge_cases():
-    assert md.rdp_to_dp(0.7, math.inf, 0.0) == 0.7
-    assert md.rdp_to_dp([0.1, 0.2], [2.0, 3.0], 0.0) == math.inf
-    assert md.rdp_to_dp(0.0, 2.0, 0.5) == 0.0  # clipped at 0
+    assert md.guarantees.rdp_to_dp(0.7, math.inf, 0.0) == 0.7
+    assert md.guarantees.rdp_to_dp([0.1, 0.2], [2.0, 3.0], 0.0) == math.inf
+    assert md.guarantees.rdp_to_dp(0.0, 2.0, 0.5) == 0.0  # clipped at 0
 
 
 def test_certificate_takes_the_best_candidate_pointwise():
@@ -259,7 +259,8 @@ def test_declared_witness_matches_the_dominating_curve_at_extremes(eps0):
 def test_rdp_to_dp_accepts_a_curve():
     cert = md.certify(md.GaussianMechanism(1.0))
     alphas = np.linspace(1.5, 64, 200)
-    assert md.rdp_to_dp(cert.renyi, alphas, 1e-5) == md.rdp_to_dp(cert.renyi(alphas), alphas, 1e-5)
+    rdp_to_dp = md.guarantees.rdp_to_dp
+    assert rdp_to_dp(cert.renyi, alphas, 1e-5) == rdp_to_dp(cert.renyi(alphas), alphas, 1e-5)
 
 
 @pytest.mark.parametrize("subject", [md.GaussianMechanism(1.0), md.GaussianMechanism(100.0),

@@ -22,7 +22,7 @@ from markovdp.mechanisms.local.frequency import (
     linf_error,
     project_simplex,
 )
-from markovdp.operators.base import IncompatibleSpaces
+from markovdp.spaces import IncompatibleSpaces
 
 vectors = st.lists(st.floats(-5.0, 5.0), min_size=1, max_size=12).map(np.array)
 

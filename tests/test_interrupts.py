@@ -57,7 +57,8 @@ def _assert_all_gone(children: list[psutil.Process]) -> None:
 
 
 def _lines(stdout: str, stderr: str) -> list[str]:
-    return [line for line in (stdout + stderr).splitlines() if line.strip()]
+    """The output besides the "Scheduler: …" line that every validate run prints first."""
+    return [line for line in (stdout + stderr).splitlines() if line.strip() and not line.startswith("Scheduler: ")]
 
 
 def test_ctrl_c_then_refuse_then_resume(plugin, tmp_path):

@@ -24,7 +24,7 @@ from markovdp.mechanisms.local.keyed import (
     output_entropy_bits,
     randomness_bits,
 )
-from markovdp.operators.base import IncompatibleSpaces
+from markovdp.spaces import IncompatibleSpaces
 
 EPS_GRID = [0.0, 1e-6, 0.5, 1.0, 2.0, 5.0, 20.0, 50.0]
 

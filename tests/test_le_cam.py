@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 import markovdp as md
 from markovdp.guarantees.aac import ldp_contraction_bound
 from markovdp.guarantees.le_cam import bernoulli_rr_le_cam, le_cam_bound, product_tv
-from markovdp.operators.base import IncompatibleSpaces
+from markovdp.spaces import IncompatibleSpaces
 
 EXAMPLES = settings(max_examples=100, deadline=None, derandomize=True, database=None)
 seeds = st.integers(0, 2**32 - 1)

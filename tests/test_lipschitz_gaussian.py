@@ -15,10 +15,10 @@ from scipy import stats
 from markovdp import _fast_normal as fast
 from markovdp.operators._lipschitz_kernels import BLOCK_POINTS
 from markovdp.operators.algebra import Chain, Power
-from markovdp.operators.base import IncompatibleSpaces
 from markovdp.operators.lipschitz_gaussian import LipschitzGaussianKernel, is_lipschitz_chain, sample_chain
 from markovdp.operators.maps import diagonal_map, gradient_step_map, linear_map, tanh_map
 from markovdp.operators.projections import Ball, Box
+from markovdp.spaces import IncompatibleSpaces
 
 ALPHA = 1e-6  # false-failure rate of each statistical assertion
 THETA = 0.7

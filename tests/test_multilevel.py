@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from markovdp.guarantees.coefficients import dobrushin, ldp_epsilon
 from markovdp.guarantees.exact import privacy_epsilon
+from markovdp.guarantees.srp import multilevel_exact_epsilons, multilevel_predicted_epsilon
 from markovdp.mechanisms.finite import RandomizedResponse
 from markovdp.mechanisms.local.multilevel import MultiLevelMechanism, added_key_law
 
@@ -54,7 +55,7 @@ def test_every_level_is_exactly_its_target(levels, k):
             np.testing.assert_allclose(view.matrix, view_bruteforce(keys, k, j), rtol=1e-12)
         assert ldp_epsilon(view) == pytest.approx(target, abs=1e-12)
         assert log_ratio_bruteforce(view.matrix) == pytest.approx(target, abs=1e-12)
-    assert mech.exact_epsilons() == pytest.approx(levels, abs=1e-12)
+    assert multilevel_exact_epsilons(mech) == pytest.approx(levels, abs=1e-12)
     assert privacy_epsilon(mech, 0.0) == pytest.approx(levels[-1], abs=1e-12)  # the public output
     np.testing.assert_allclose(mech.key_probs[0], RandomizedResponse(k, levels[0]).matrix[0], rtol=1e-13)
 
@@ -68,12 +69,12 @@ def test_random_levels_exact_and_sound(k, raw):
     if any(a - b < 1e-6 for a, b in zip(levels, levels[1:], strict=False)):
         return
     mech = MultiLevelMechanism(levels, k=k)
-    assert mech.exact_epsilons() == pytest.approx(levels, abs=1e-12)
+    assert multilevel_exact_epsilons(mech) == pytest.approx(levels, abs=1e-12)
     for law in mech.key_probs:
         assert law.min() > 0 and law[0] >= law[1:].max()  # a valid symmetric key law
     assert mech.randomness_bits <= mech.trivial_randomness_bits + 1e-12
     for j in range(1, mech.d):
-        predicted = mech.predicted_epsilon(j)
+        predicted = multilevel_predicted_epsilon(mech, j)
         pipeline = mech.view(j) >> mech.added_key(j)
         assert dobrushin(pipeline, predicted) == 0.0  # sound for the float matrix itself, not to a tolerance
         assert predicted >= privacy_epsilon(pipeline, 0.0)
@@ -110,7 +111,7 @@ def test_bbgg_prediction_beside_exact():
             pipeline = mech.view(j) >> mech.added_key(j)
             exact = privacy_epsilon(pipeline, 0.0)
             assert exact == pytest.approx(mech.eps_levels[j], abs=1e-12)
-            predicted = mech.predicted_epsilon(j)
+            predicted = multilevel_predicted_epsilon(mech, j)
             # (1, 0.5, 0.25), j = 1: T1.2 lands 1 ulp below the float matrix's exact eps, rounded outward
             assert exact <= predicted <= exact + 1e-9 and dobrushin(pipeline, predicted) == 0.0
 

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from markovdp.guarantees.coefficients import ldp_epsilon
 from markovdp.guarantees.exact import privacy_epsilon
+from markovdp.guarantees.srp import compare_key_reuse
 from markovdp.mechanisms.finite import FiniteMechanism, RandomizedResponse
-from markovdp.mechanisms.local.key_reuse import compare_key_reuse, per_sample_epsilon, sequence_channel
+from markovdp.mechanisms.local.key_reuse import per_sample_epsilon, sequence_channel
 from markovdp.mechanisms.local.keyed import KeyedMechanism
 from markovdp.mechanisms.local.recoverable import (
     RecoverableMechanism,

@@ -73,8 +73,8 @@ def test_figure_plots_against_eps_with_facets_log_axis_and_ci_bars():
     assert any("drawn on this floor" in t for t in legend) and any("open upper end" in t for t in legend)
     # CI bars of facet sigma=1 run exactly from ci_low to ci_high; a ci_low of 0 from the dotted floor
     (floor,) = [line.get_ydata()[0] for line in axes[1].get_lines() if line.get_linestyle() == ":"]
-    (container,) = axes[1].containers
-    segments = container.lines[2][0].get_segments()
+    (bars,) = axes[1].collections
+    segments = bars.get_segments()
     spans = sorted((float(s[0, 1]), float(s[1, 1])) for s in segments)
     low, high = ds["ci_low"].sel(sigma=1.0).values, ds["ci_high"].sel(sigma=1.0).values
     expected = sorted(zip(np.where(low > 0, low, floor), high, strict=True))
@@ -182,3 +182,134 @@ def test_markdown_shows_a_scenarios_own_variables():
     header = next(line for line in text.splitlines() if line.startswith("| parameters |"))
     assert header.rstrip().endswith("| pure_eps_ratio | rdp_gain |")
     assert [r["variables"]["rdp_gain"] for r in report.rows(ds)] == gain.ravel().tolist()
+
+
+def test_an_infinite_estimate_reads_at_least_its_lower_limit_in_tables():
+    """A binned Rényi estimate of +inf (a cell seen under one input only) is "≥ ci_low", never "inf"."""
+    ds = result(estimate=np.array([[np.inf, 0.5, 0.1], [0.2, 0.1, 0.01]]),
+                ci_low=np.array([[0.6143, 0.4, 0.0], [0.1, 0.05, 0.0]]), ci_high=np.full((2, 3), np.nan))
+    first = report.rows(ds)[0]
+    assert report.estimate_text(first) == f"≥ {report._fmt(0.6143)}"
+    assert report.estimate_text(report.rows(ds)[1]) == f"{report._fmt(0.5)} [{report._fmt(0.4)}, ∞)"
+    text = report.markdown(ds, None)
+    cells = [c.strip() for c in next(line for line in text.splitlines() if line.startswith("| sigma=0.5, eps=0.0"))
+             .strip("|").split("|")]
+    assert cells[4] == "≥ 0.6143" and "inf" not in text
+
+
+def test_quick_renyi_scenarios_never_print_inf_beside_the_exact_value():
+    with open_executor("synchronous") as executor:
+        ds = run_sweep(get_scenario("BBGG-BM"), samples=20_000, seed=20191208, quick=True, executor=executor)
+    for row in report.rows(ds):
+        text = report.estimate_text(row)
+        assert "inf" not in text
+        assert text.startswith("≥ ") == (row["estimate"] == math.inf)
+
+
+def test_an_infinite_estimate_is_a_hollow_triangle_at_its_lower_limit_with_an_arrow_up():
+    ds = result(estimate=np.array([[np.inf, 0.5, 0.1], [0.2, 0.1, 0.01]]),
+                ci_low=np.array([[0.3, 0.4, 0.05], [0.1, 0.05, 0.004]]), ci_high=np.full((2, 3), np.nan))
+    fig = report.figure(ds)
+    ax = fig.axes[0]  # sigma = 0.5: the infinite estimate at eps = 0
+    (marker,) = [line for line in ax.get_lines() if line.get_marker() == "^"]
+    assert marker.get_markerfacecolor() in ("white", (1.0, 1.0, 1.0, 1.0))
+    np.testing.assert_array_equal(marker.get_xdata(), [0.0])
+    np.testing.assert_array_equal(marker.get_ydata(), [0.3])
+    arrows = [c for c in ax.get_children() if isinstance(c, matplotlib.text.Annotation)]
+    starts = sorted((a.xyann[0], a.xyann[1]) for a in arrows)
+    assert starts == [(0.0, 0.3), (1.0, 0.4), (3.0, 0.05)]  # every open interval, the infinite one included
+    assert all(a.xy[1] == pytest.approx(ax.get_ylim()[1]) for a in arrows)
+    for line in ax.get_lines():
+        assert not np.isinf(np.asarray(line.get_ydata(), dtype=float)).any()
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert "estimate ∞: only ≥ its lower limit is known" in legend
+    matplotlib.pyplot.close(fig)
+
+
+def test_the_netcdf_says_what_nan_in_ci_high_and_inf_in_estimate_mean():
+    from markovdp.sweeps.dataset import variable_attrs
+
+    attrs = variable_attrs(get_scenario("BBGG-BM"))
+    assert "NaN: no valid upper limit" in attrs["ci_high"]["description"]
+    assert "[ci_low, inf)" in attrs["ci_high"]["description"]
+    assert "+inf" in attrs["estimate"]["description"] and ">= ci_low" in attrs["estimate"]["description"]
+
+
+def _bound_points(ax) -> np.ndarray:
+    (line,) = [line for line in ax.get_lines() if line.get_marker() == "v"]
+    return np.asarray(line.get_ydata(), dtype=float)
+
+
+def test_a_log_axis_floor_never_draws_a_bound_above_its_value():
+    """BBGG-T5 at quick size: bounds 2e-7, 0.06, 0.99 and estimates of 0. The gap of five decades used to
+    put the bound 2e-7 on a floor at 0.02, next to the zero estimates; now every positive bound is drawn
+    at its value and only the zeros sit on the floor, below every bound."""
+    bound = np.array([[2.046e-7, 6.228e-2, 0.9866]])
+    ds = result(sigma=(1.0,), eps=(1.0, 2.0, 3.0), bound=bound, exact=np.full((1, 3), np.nan),
+                estimate=np.array([[0.0, 0.0, 0.2178]]), ci_low=np.array([[0.0, 0.0, 0.1965]]),
+                ci_high=np.full((1, 3), np.nan))
+    fig = report.figure(ds)
+    ax = fig.axes[0]
+    np.testing.assert_array_equal(_bound_points(ax), bound[0])
+    (floor,) = [line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == ":"]
+    assert floor < bound.min() and ax.get_ylim()[0] < floor
+    assert "0 (not on a log axis) drawn on this floor" in [t.get_text() for t in fig.legends[0].get_texts()]
+    # the floor's tick says "0"; no other tick lies below the smallest value drawn where it is
+    ticks = dict(zip(ax.get_yticks(), (t.get_text() for t in ax.get_yticklabels()), strict=True))
+    assert ticks.pop(floor) == "0" and min(ticks) >= bound.min()
+    matplotlib.pyplot.close(fig)
+    # a zero bound sits on the floor; an exact value far below every bound still may (the legend says so)
+    ds = result(sigma=(1.0,), eps=(1.0, 2.0, 3.0), bound=np.array([[0.5, 0.2, 0.0]]),
+                exact=np.array([[0.4, 1e-12, 0.0]]), estimate=np.full((1, 3), np.nan), ci_low=np.full((1, 3), np.nan),
+                ci_high=np.full((1, 3), np.nan))
+    fig = report.figure(ds)
+    ax = fig.axes[0]
+    (floor,) = [line.get_ydata()[0] for line in ax.get_lines() if line.get_linestyle() == ":"]
+    drawn = _bound_points(ax)
+    np.testing.assert_array_equal(drawn[:2], [0.5, 0.2])
+    assert drawn[2] == floor < 0.2
+    assert dict(zip(ax.get_yticks(), (t.get_text() for t in ax.get_yticklabels()), strict=True))[floor] == "< 2.0e-01"
+    matplotlib.pyplot.close(fig)
+
+
+def test_points_of_different_random_inputs_are_never_joined():
+    """AAC-phi: ``pair`` indexes random input pairs (another pair at each n): the bounds are markers only."""
+    with open_executor("synchronous") as executor:
+        ds = run_sweep(get_scenario("AAC-phi"), samples=100, seed=3, quick=True, executor=executor)
+    assert report.random_input_dims(ds) == ["pair"]
+    fig = report.figure(ds)
+    for ax in (ax for ax in fig.axes if ax.get_visible()):
+        for line in ax.get_lines():
+            assert line.get_linestyle() == "None" or len(line.get_xdata()) < 2, line
+    legend = [t.get_text() for t in fig.legends[0].get_texts()]
+    assert any("not joined: each pair is another random input" in t for t in legend)
+    matplotlib.pyplot.close(fig)
+    # a pair index is never the x axis while another number is swept; a plain grid is still joined
+    assert report.x_dim(ds.isel(n=[0]).expand_dims(extra=[1.0, 2.0]).transpose(..., "pair")) == "extra"
+    fig = report.figure(result())
+    assert all(ax.get_lines()[0].get_linestyle() == "-" for ax in fig.axes if ax.get_visible())
+    matplotlib.pyplot.close(fig)
+
+
+def test_a_scenario_without_samples_does_not_print_samples_per_side():
+    no_mc = result(estimate=np.full((2, 3), np.nan), ci_low=np.full((2, 3), np.nan), ci_high=np.full((2, 3), np.nan))
+    text = report.markdown(no_mc, None)
+    assert "Samples per side" not in text and "No Monte Carlo" in text and "estimate" not in text.split("<details>")[1]
+    assert report.value_columns(no_mc) == ["parameters", "theorem", "bound (δ)", "exact (δ)"]
+    sampled = report.markdown(result(), None)
+    assert "Samples per side: 1000, confidence 0.95" in sampled
+    assert report.value_columns(result()) == ["parameters", "theorem", "bound (δ)", "exact (δ)",
+                                              "estimate (δ) [95% CI]"]
+
+
+@pytest.mark.parametrize(("long_name", "units", "column"), [
+    ("exact hockey-stick delta", "1", "δ"), ("exact Rényi divergence", "nats", "nats"),
+    ("exact E_OU / E_GM", "1", "ratio"), ("exact contraction ratio D(mu K^n || nu K^n) / D(mu || nu)", "1", "ratio"),
+    ("exact total variation of the n privatised samples", "1", "TV"), ("exact kappa(s)", "1/time", "1/time"),
+    ("exact squared error E_OU = E||f(D) − M_t^f(D)||²", "1", "squared error E_OU"),
+])
+def test_table_columns_name_the_unit_of_their_values(long_name, units, column):
+    ds = result()
+    ds["exact"].attrs.update(long_name=long_name, units=units)
+    assert report.column_unit(ds) == column
+    assert report.value_columns(ds)[2:4] == [f"bound ({column})", f"exact ({column})"]

@@ -353,7 +353,7 @@ def test_pure_epsilon_has_a_profile_of_exactly_zero(mech: md.Mechanism) -> None:
 
 def test_rdp_to_dp_with_no_orders_names_alpha() -> None:
     with pytest.raises(ValueError, match="`alpha` must be at least one Rényi order"):
-        md.rdp_to_dp(1.0, [], 1e-5)
+        md.guarantees.rdp_to_dp(1.0, [], 1e-5)
 
 
 def test_a_string_eps_is_shown_quoted_with_its_type() -> None:

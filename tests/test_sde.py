@@ -27,8 +27,8 @@ from markovdp.diffusions.general import DiffusionSemigroup
 from markovdp.diffusions.sde import SDE
 from markovdp.diffusions.simulate import BLOCK_PATHS, block_state, root_prefix, simulate
 from markovdp.diffusions.solvers import EulerMaruyama, Milstein
-from markovdp.operators.base import IncompatibleSpaces
 from markovdp.operators.identity import Identity
+from markovdp.spaces import IncompatibleSpaces
 
 Z = 4.89  # two-sided normal quantile for a 1e-6 false-failure rate
 THETA, RHO = 1.0, 0.5  # coordinate 0, OU: dX = −θ X dt + √2 ρ dW (BBGG-OU)

@@ -24,8 +24,8 @@ from markovdp.diffusions import BrownianSemigroup, OrnsteinUhlenbeckSemigroup, T
 from markovdp.distributions.multivariate_normal import MultivariateNormal
 from markovdp.operators import Chain
 from markovdp.operators.affine_gaussian import AffineGaussianKernel
-from markovdp.operators.base import IncompatibleSpaces
 from markovdp.operators.identity import Identity
+from markovdp.spaces import IncompatibleSpaces
 
 Z = 5.0  # Monte Carlo tolerance in standard errors (fixed seeds)
 CASES = [BrownianSemigroup(1), BrownianSemigroup(3), OrnsteinUhlenbeckSemigroup(0.7, 1.3),

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 import markovdp as md
 from markovdp.mechanisms.losses import GradientLoss, LogisticLoss, QuadraticLoss, largest_norm
 from markovdp.mechanisms.sgd import BLOCK, NoisyProjSGD, SGDDifferingAt, exact_sgd_outputs
-from markovdp.operators.base import IncompatibleSpaces
+from markovdp.spaces import IncompatibleSpaces
 
 SEED = 20240601
 

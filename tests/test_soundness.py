@@ -114,7 +114,7 @@ def test_aac_phi_bounds_kl_contraction_of_the_product_channel(matrix, seed, n):
     product = md.tensor_power(kernel, n)
     rng = np.random.default_rng(seed)
     mu, nu = (md.Categorical(rng.dirichlet(np.full(product.domain.k, 0.5))) for _ in range(2))
-    bound = md.ldp_contraction_bound(eps, 0.0, n) * md.kl(mu, nu)
+    bound = md.guarantees.ldp_contraction_bound(eps, 0.0, n) * md.kl(mu, nu)
     assert_sound(md.kl(mu >> product, nu >> product), bound, "AAC-phi")
 
 

@@ -17,7 +17,6 @@ from hypothesis import strategies as st
 from oracles import coefficient_bruteforce, hockey_stick_bruteforce, mp_hockey_stick_atoms, renyi_categorical_mp
 
 import markovdp as md
-from markovdp import pairs as pairs_module
 from markovdp.divergences.exact.finite import (
     hockey_stick_finite,
     hockey_stick_finite_pairs,
@@ -25,6 +24,7 @@ from markovdp.divergences.exact.finite import (
     hockey_stick_finite_worst,
     renyi_finite_pairs,
 )
+from markovdp.guarantees import pair_maxima as pairs_module
 from markovdp.mechanisms.base import AllPairs, neighbour_pairs
 
 ULP = 2.0**-52

@@ -40,11 +40,11 @@ GOOD = [[0.5, 0.5], [0.2, 0.8]]
     (lambda: md.DeclaredDP(1.0, 1.5), ValueError, "delta"),
     (lambda: md.privacy_epsilon(md.RandomizedResponse(2, 1.0), -0.1), ValueError, "delta"),
     (lambda: md.ldp_epsilon(md.FiniteKernel(GOOD), 2.0), ValueError, "delta"),
-    (lambda: md.ldp_contraction_bound(1.0, -0.5), ValueError, "delta"),
+    (lambda: md.guarantees.ldp_contraction_bound(1.0, -0.5), ValueError, "delta"),
     (lambda: md.renyi(md.Normal(0, 1), md.Normal(1, 1), alpha=1.0), ValueError, "alpha"),
     (lambda: md.renyi_profile(md.RandomizedResponse(2, 1.0), 0.5), ValueError, "alpha"),
     (lambda: md.certify(md.GaussianMechanism(1.0)).renyi(1.0), ValueError, "alpha"),
-    (lambda: md.rdp_to_dp(1.0, 1.0, 1e-5), ValueError, "alpha"),
+    (lambda: md.guarantees.rdp_to_dp(1.0, 1.0, 1e-5), ValueError, "alpha"),
     # k < 2
     (lambda: md.RandomizedResponse(1, 1.0), ValueError, "k"),
     (lambda: md.RandomizedResponse(2.5, 1.0), TypeError, "k"),

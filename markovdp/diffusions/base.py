@@ -12,10 +12,10 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
 from .._validation import check_points, check_positive, check_range, fail
-from ..operators.base import MERGES, IncompatibleSpaces, MarkovOperator, check_inputs, require_compatible
+from ..operators.base import MERGES, MarkovOperator, check_inputs
 from ..operators.identity import Identity
 from ..pairs import PUSHES, PairSet, push_pairs
-from ..spaces import RealSpace, Space
+from ..spaces import IncompatibleSpaces, RealSpace, Space, require_compatible
 
 if TYPE_CHECKING:
     from ..distributions import Distribution
@@ -53,6 +53,15 @@ def _plain_points(x: Any, d: int) -> bool:
     return math.isfinite(float(x.min())) and math.isfinite(float(x.max()))  # NaN and ±inf reach min or max
 
 
+#: The hooks of the numerical BBGG-T6 route, declared on `Semigroup` (the first three are needed).
+T6_HOOKS = ("log_density", "carre_du_champ", "sensitivity_pairs", "log_ratio_gradient", "log_density_domain")
+
+
+def _missing_hook(semigroup: Any, hook: str) -> str:
+    return (f"{type(semigroup).__name__} does not implement the optional semigroup method `{hook}` "
+            f"(a hook of the numerical BBGG-T6 route; see `Semigroup.{hook}`).")
+
+
 class Semigroup(abc.ABC):
     """A Markov semigroup (P_t)_{t >= 0} on `space`: P_t P_s = P_{t+s}, P_0 = Id (THEORY: BBGG-S).
 
@@ -62,9 +71,11 @@ class Semigroup(abc.ABC):
 
     A subclass implements `space` and `sample_at` (one draw of P_t(x_i, ·) per input point). Where P_t is a
     closed-form operator it returns it from `kernel_at` (then pushes of laws, densities and dominating pairs are
-    exact). `invariant` (BBGG-A(1)), `log_density` and `intrinsic_sensitivity` (Λ(t), BBGG-T6) are optional:
-    the defaults raise NotImplementedError naming the class. Concrete semigroups are frozen dataclasses, so
-    equal parameters give equal semigroups (the merge rule compares them).
+    exact). `invariant` (BBGG-A(1)) and `intrinsic_sensitivity` (a closed-form Λ(t)) are optional, and so are
+    the hooks of the numerical BBGG-T6 route (`T6_HOOKS`): `log_density`, `carre_du_champ`, `sensitivity_pairs`
+    (needed), `log_ratio_gradient` and `log_density_domain` (used when given). Each default raises
+    NotImplementedError naming the hook; `provides(hook)` says whether a class implements one. Concrete
+    semigroups are frozen dataclasses, so equal parameters give equal semigroups (the merge rule compares them).
     """
 
     @property
@@ -100,6 +111,38 @@ class Semigroup(abc.ABC):
     def invariant(self) -> Distribution | None:
         """The invariant measure mu (mu P_t = mu for all t, BBGG-A(1))."""
         raise NotImplementedError(f"{type(self).__name__} does not state an invariant measure.")
+
+    def carre_du_champ(self, f: Any, g: Any = None) -> Any:
+        """BBGG-T6 hook: Gamma(f, g) = ½ (L(fg) − f Lg − g Lf) of the generator L, as a callable y ↦ Gamma(f, g)(y)
+        (g = None: Gamma(f, f)); for a diffusion with diffusion matrix a, Gamma(f, g) = ½ ∇fᵀ a ∇g."""
+        raise NotImplementedError(_missing_hook(self, "carre_du_champ"))
+
+    def sensitivity_pairs(self, sensitivity: float) -> list[tuple[NDArray[np.float64], NDArray[np.float64]]]:
+        """BBGG-T6 hook: the pairs (x, x') of query values whose largest ∫ kappa is the sup over the L2 ball of
+        radius `sensitivity`."""
+        raise NotImplementedError(_missing_hook(self, "sensitivity_pairs"))
+
+    def log_ratio_gradient(self, t: float, x: ArrayLike, x_prime: ArrayLike, y: ArrayLike) -> NDArray[np.float64]:
+        """BBGG-T6 hook (optional): the analytic ∇_y log p_t(x, y)/p_t(x', y) at points y of shape (n, d); without
+        it the route takes central differences of `log_density`."""
+        raise NotImplementedError(_missing_hook(self, "log_ratio_gradient"))
+
+    def log_density_domain(self) -> tuple[Any, Any]:
+        """BBGG-T6 hook (optional): (lower, upper) bounds (scalars or vectors) of the y where `log_density` is
+        defined; the route's box over y is clipped to it. Without it, y ranges over all of R^d."""
+        raise NotImplementedError(_missing_hook(self, "log_density_domain"))
+
+    @classmethod
+    def provides(cls, hook: str) -> bool:
+        """Whether this class implements the optional method `hook` (one of `T6_HOOKS`, or `invariant`,
+        `intrinsic_sensitivity`): it overrides the default that raises. `log_density` is also provided by a
+        closed-form `kernel_at`."""
+        if not hasattr(Semigroup, hook):
+            raise fail("hook", f"one of {T6_HOOKS + ('invariant', 'intrinsic_sensitivity')}", hook)
+        overridden = getattr(cls, hook) is not getattr(Semigroup, hook)
+        if hook == "log_density":
+            return overridden or cls.kernel_at is not Semigroup.kernel_at
+        return overridden
 
     def intrinsic_sensitivity(self, sensitivity: float, t: float) -> float:
         """Λ(t) of BBGG-T6 for an L2 sensitivity: the Rényi divergence of order alpha is alpha Λ(t)."""
@@ -171,4 +214,4 @@ def _push_slice(kernel: TimeSlice, pairs: PairSet) -> PairSet:
     return push_pairs(closed, pairs)
 
 
-__all__ = ["Semigroup", "TimeSlice"]
+__all__ = ["T6_HOOKS", "Semigroup", "TimeSlice"]

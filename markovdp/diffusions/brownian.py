@@ -9,6 +9,7 @@ import numpy as np
 
 from .._validation import check_int, check_positive
 from ._isotropic import Array, IsotropicGaussianSemigroup
+from .intrinsic_sensitivity import brownian_intrinsic_sensitivity
 
 
 @dataclass(frozen=True)
@@ -44,10 +45,8 @@ class BrownianSemigroup(IsotropicGaussianSemigroup):
     def intrinsic_sensitivity(self, sensitivity: float, t: float) -> float:
         """Λ(t) = Δ²/(4t) (BBGG-BM, BBGG-T6): the Gaussian mechanism with sigma² = 2t is (alpha, alpha Λ(t))-RDP.
 
-        `markovdp.guarantees.intrinsic_sensitivity.brownian_intrinsic_sensitivity` (inf on overflow), t > 0.
+        `markovdp.diffusions.intrinsic_sensitivity.brownian_intrinsic_sensitivity` (inf on overflow), t > 0.
         """
-        from ..guarantees.intrinsic_sensitivity import brownian_intrinsic_sensitivity
-
         return brownian_intrinsic_sensitivity(sensitivity, check_positive("t", t))
 
 

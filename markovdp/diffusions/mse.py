@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from .._validation import check_int, check_positive, check_range, check_vector
-from ..guarantees.intrinsic_sensitivity import _quotient
+from .intrinsic_sensitivity import _quotient
 
 
 def _params(theta: float, rho: float, t: float) -> tuple[float, float, float]:

@@ -11,6 +11,7 @@ from numpy.typing import ArrayLike
 from .._validation import check_int, check_positive
 from ..distributions import Normal
 from ._isotropic import Array, IsotropicGaussianSemigroup
+from .intrinsic_sensitivity import ou_intrinsic_sensitivity
 
 
 @dataclass(frozen=True)
@@ -67,11 +68,9 @@ class OrnsteinUhlenbeckSemigroup(IsotropicGaussianSemigroup):
     def intrinsic_sensitivity(self, sensitivity: float, t: float) -> float:
         """Λ(t) = theta Δ² / (2 rho² (e^(2 theta t) − 1)) (BBGG-C7): M_t^f is (alpha, alpha Λ(t))-RDP, tightly.
 
-        `markovdp.guarantees.intrinsic_sensitivity.ou_intrinsic_sensitivity`: no exception at extreme parameters
+        `markovdp.diffusions.intrinsic_sensitivity.ou_intrinsic_sensitivity`: no exception at extreme parameters
         (inf on overflow, 0 on underflow, Δ²/(4 rho² t) where theta t underflows), t > 0.
         """
-        from ..guarantees.intrinsic_sensitivity import ou_intrinsic_sensitivity
-
         return ou_intrinsic_sensitivity(self.theta, self.rho, sensitivity, check_positive("t", t))
 
 

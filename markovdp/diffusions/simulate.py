@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
 from .._validation import check_int, check_positive, check_range, check_real, check_size, check_work, fail
-from ..operators.base import IncompatibleSpaces
+from ..spaces import IncompatibleSpaces
 from .sde import SDE, arity
 from .solvers import Solver
 

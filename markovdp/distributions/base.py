@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -16,9 +16,6 @@ from .._validation import (
     readonly,
 )
 from ..spaces import Space
-
-if TYPE_CHECKING:
-    from ..operators.base import MarkovOperator
 
 
 class Distribution(abc.ABC):
@@ -50,13 +47,6 @@ class Distribution(abc.ABC):
     def quadrature_hints(self) -> tuple[list[float], list[float]] | None:
         """(locations, scales) where a law on R^1 puts its mass, for quadrature; None if unknown."""
         return None
-
-    def __rshift__(self, kernel: MarkovOperator) -> Distribution:
-        from ..operators.base import MarkovOperator
-
-        if not isinstance(kernel, MarkovOperator):
-            return NotImplemented
-        return kernel.push(self)
 
 
 def _count(n: Any) -> int:

@@ -85,7 +85,7 @@ def _points(name: str, samples: Any) -> tuple[NDArray[np.float64], int]:
 
 def _point_pair(samples_p: Any, samples_q: Any) -> tuple[NDArray[np.float64], NDArray[np.float64], int]:
     """Both samples as points of the same R^d (`IncompatibleSpaces` naming both sizes otherwise)."""
-    from ..operators.base import IncompatibleSpaces
+    from ..spaces import IncompatibleSpaces
 
     xp, dp = _points("samples_p", samples_p)
     xq, dq = _points("samples_q", samples_q)

@@ -1,4 +1,23 @@
-"""Guarantees: coefficients, exact privacy, certified bounds and the theorem registry."""
+"""Guarantees: exact privacy, coefficients, certified bounds and the theorem registry (the interpreting layer).
+
+What a researcher types is re-exported at the top level (`certify`, `privacy_profile`, `privacy_epsilon`,
+`renyi_profile`, `worst_pair`, `worst_case_mechanism`, `dobrushin`, `doeblin`, `ultra_mixing`, `ldp_epsilon`,
+`ldp_profile`, `theorem`, `theorems`, `describe`). The formula-level helpers live here:
+
+- RDP curves of the theorems, in nats: `gaussian_shift_rdp`, `laplace_shift_rdp`, `lipschitz_gaussian_shift_rdp`,
+  `translation_coupling_point`, `translation_coupling_rdp`, `iterated_gaussian_rdp`, `iterated_laplace_rdp`,
+  `lipschitz_kernel_rdp` (BBGG-T2, E1–E3); `lipschitz_path_rdp`, `lipschitz_chain_rdp`, `lipschitz_chain_opt_rdp`,
+  `opt_factor` (BBGG-T4, T4opt); `noisy_sgd_rdp`, `noisy_sgd_convex_rdp`, `noisy_sgd_opt_rdp` (BBGG-T5, T5opt).
+- conversions: `rdp_to_dp` (STD-RDP2DP), `rdp_delta_curve` and `rdp_bound` (an RDP curve as a `Bound`).
+- the intrinsic sensitivity of a diffusion mechanism (BBGG-T6): `brownian_intrinsic_sensitivity`,
+  `ou_intrinsic_sensitivity` (closed forms), `numerical_intrinsic_sensitivity`,
+  `intrinsic_sensitivity_with_error`, `semigroup_intrinsic_sensitivity`, `intrinsic_kappa`, `integrate_kappa`,
+  `coordinate_carre_du_champ`, `semigroup_log_density`, `semigroup_log_ratio_gradient`, `default_y_bounds`.
+- local DP and estimation: `ldp_contraction_bound` (AAC-phi), `le_cam_bound`, `product_tv`,
+  `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); key reuse and multi-level privacy: `compare_key_reuse`,
+  `KeyReuse`, `multilevel_exact_epsilons`, `multilevel_predicted_epsilon` (SRP-Seq, SRP-ML).
+- the maxima over dominating pairs and their registries: `pair_maxima` (DESIGN §4).
+"""
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
 # BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt, then BBGG-BM, BBGG-T6, BBGG-C7.
@@ -47,10 +66,13 @@ from .iteration import (
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
+from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
+from .worst_case import worst_case_mechanism
 
 __all__ = [
-    "BernoulliLeCam", "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
+    "BernoulliLeCam", "Bound", "KeyReuse", "compare_key_reuse", "multilevel_exact_epsilons",
+    "multilevel_predicted_epsilon", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
     "brownian_intrinsic_sensitivity", "certify", "coordinate_carre_du_champ", "default_y_bounds", "describe",
     "dobrushin", "doeblin", "gaussian_shift_rdp", "integrate_kappa", "intrinsic_kappa",
     "intrinsic_sensitivity_with_error", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
@@ -60,5 +82,5 @@ __all__ = [
     "ou_intrinsic_sensitivity", "privacy_epsilon", "privacy_profile", "product_tv", "rdp_bound", "rdp_delta_curve",
     "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "semigroup_log_density",
     "semigroup_log_ratio_gradient", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp",
-    "ultra_mixing", "unregister", "worst_pair",
+    "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
 ]

@@ -1,19 +1,24 @@
 """The `certify` rules of BBGG §4: BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt.
 
 Each rule returns an RDP curve and its STD-RDP2DP profile (`rdp_bound`), or `NotApplicable` with the reason.
-The classes of the subjects are imported inside the rules, so this module imports nothing but the core.
 """
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from ..mechanisms.additive import GaussianMechanism, LaplaceMechanism
 from ..mechanisms.base import PostProcessed
+from ..mechanisms.sgd import NoisyProjSGD
+from ..operators.affine_gaussian import AffineGaussianKernel
+from ..operators.algebra import Chain, Power
+from ..operators.gaussian import GaussianKernel
+from ..operators.laplace import LaplaceKernel
+from ..operators.lipschitz_gaussian import LipschitzGaussianKernel
 from .coupling import iterated_gaussian_rdp, iterated_laplace_rdp, lipschitz_kernel_rdp
 from .iteration import lipschitz_chain_opt_rdp, lipschitz_chain_rdp, noisy_sgd_opt_rdp, noisy_sgd_rdp
 from .rdp_curves import rdp_bound
@@ -24,19 +29,9 @@ from .types import Bound, NotApplicable
 ISOTROPY_RTOL = 1e-12
 
 
-def _class(module: str, name: str) -> type | None:
-    """markovdp.<module>.<name>, or None while that module is not part of the package."""
-    try:
-        return getattr(importlib.import_module(f"markovdp.{module}"), name)
-    except (ImportError, AttributeError):
-        return None
-
-
-def _pipeline(subject: Any, theorem_id: str, mechanism: str, kernel: str) -> PostProcessed | NotApplicable:
-    """`subject` as ``M >> K`` with M of the named class (markovdp.mechanisms.additive)."""
-    from ..mechanisms import additive
-
-    wanted = getattr(additive, mechanism)
+def _pipeline(subject: Any, theorem_id: str, wanted: type, kernel: str) -> PostProcessed | NotApplicable:
+    """`subject` as ``M >> K`` with M of the class `wanted`."""
+    mechanism = wanted.__name__
     if not isinstance(subject, PostProcessed):
         return NotApplicable(theorem_id, f"{theorem_id} applies to a pipeline {mechanism} >> {kernel}.")
     if not isinstance(subject.mechanism, wanted):
@@ -56,10 +51,8 @@ def e1(subject: Any) -> Bound | NotApplicable:
     isotropic affine kernel y = a Q x + b + N(0, s2² I) (Q orthogonal) is the same up to the invertible map
     x ↦ a Q x + b: alpha Delta²/(2(s1² + s2²/a²)), the T2 instance with a step of Lipschitz constant a (tight).
     """
-    from ..operators.affine_gaussian import AffineGaussianKernel
-    from ..operators.gaussian import GaussianKernel
 
-    found = _pipeline(subject, "BBGG-E1", "GaussianMechanism", "GaussianKernel")
+    found = _pipeline(subject, "BBGG-E1", GaussianMechanism, "GaussianKernel")
     if isinstance(found, NotApplicable):
         return found
     kernel, mechanism = found.kernel, found.mechanism
@@ -98,9 +91,8 @@ def e2(subject: Any) -> Bound | NotApplicable:
     RDP (log g_alpha(|w − v|/l1) + log g_alpha(|u − w|/l2))/(alpha − 1), minimised over w
     (`markovdp.guarantees.coupling.iterated_laplace_rdp`); Delta / max(l1, l2) at alpha = inf (BBGG-L3).
     """
-    from ..operators.laplace import LaplaceKernel
 
-    found = _pipeline(subject, "BBGG-E2", "LaplaceMechanism", "LaplaceKernel")
+    found = _pipeline(subject, "BBGG-E2", LaplaceMechanism, "LaplaceKernel")
     if isinstance(found, NotApplicable):
         return found
     if not isinstance(found.kernel, LaplaceKernel):
@@ -120,11 +112,10 @@ def e3(subject: Any) -> Bound | NotApplicable:
     the mechanism's outputs are not confined to W.
     Tight for every linear psi (the worst shift is the top singular vector).
     """
-    kernel_class = _class("operators.lipschitz_gaussian", "LipschitzGaussianKernel")
-    found = _pipeline(subject, "BBGG-E3", "GaussianMechanism", "LipschitzGaussianKernel")
+    found = _pipeline(subject, "BBGG-E3", GaussianMechanism, "LipschitzGaussianKernel")
     if isinstance(found, NotApplicable):
         return found
-    if kernel_class is None or not isinstance(found.kernel, kernel_class):
+    if not isinstance(found.kernel, LipschitzGaussianKernel):
         return NotApplicable("BBGG-E3", f"BBGG-E3 needs one LipschitzGaussianKernel; "
                                         f"got {type(found.kernel).__name__}.")
     if not found.kernel.lipschitz_everywhere:
@@ -147,7 +138,6 @@ def _unconfined(theorem_id: str, where: str, projection: Any) -> NotApplicable:
 
 def _steps(kernel: Any) -> list[tuple[Any, int]]:
     """The kernel as (step, multiplicity) in order: chains flattened, ``K ** r`` as K r times."""
-    from ..operators.algebra import Chain, Power
 
     if isinstance(kernel, Chain):
         return [step for op in kernel.operators for step in _steps(op)]
@@ -162,12 +152,11 @@ def _steps(kernel: Any) -> list[tuple[Any, int]]:
 def _lipschitz_chain(subject: Any, theorem_id: str) -> dict[str, Any] | NotApplicable:
     """sensitivity, lipschitz (the largest L_i), sigma and r of GaussianMechanism >> r LipschitzGaussianKernels
     with one sigma."""
-    kernel_class = _class("operators.lipschitz_gaussian", "LipschitzGaussianKernel")
-    found = _pipeline(subject, theorem_id, "GaussianMechanism", "a chain of LipschitzGaussianKernels")
+    found = _pipeline(subject, theorem_id, GaussianMechanism, "a chain of LipschitzGaussianKernels")
     if isinstance(found, NotApplicable):
         return found
     steps = _steps(found.kernel)
-    other = [type(op).__name__ for op, _ in steps if kernel_class is None or not isinstance(op, kernel_class)]
+    other = [type(op).__name__ for op, _ in steps if not isinstance(op, LipschitzGaussianKernel)]
     if other:
         return NotApplicable(theorem_id, f"{theorem_id} needs a chain of LipschitzGaussianKernels; got {other[0]}.")
     confined = None  # the set W the current step's inputs lie in (None: anywhere in R^d)
@@ -221,9 +210,8 @@ def t4opt(subject: Any) -> Bound | NotApplicable:
 
 def _sgd(subject: Any, theorem_id: str) -> dict[str, Any] | NotApplicable:
     """The BBGG-T5 inputs of ``sgd.differing_at(i)``: the loss constants, eta, sigma, n and the index."""
-    sgd_class = _class("mechanisms.sgd", "NoisyProjSGD")
     sgd = getattr(subject, "sgd", None)
-    if sgd_class is None or not isinstance(sgd, sgd_class) or not hasattr(subject, "index"):
+    if not isinstance(sgd, NoisyProjSGD) or not hasattr(subject, "index"):
         return NotApplicable(theorem_id, f"{theorem_id} applies to NoisyProjSGD(...).differing_at(i).")
     loss = sgd.loss
     constants = {name: getattr(loss, name, None) for name in ("lipschitz", "smoothness", "strong_convexity")}

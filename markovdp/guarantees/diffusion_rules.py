@@ -21,8 +21,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..diffusions.base import Semigroup
+from ..diffusions.brownian import BrownianSemigroup
+from ..diffusions.ornstein_uhlenbeck import OrnsteinUhlenbeckSemigroup
 from ..mechanisms.base import PostProcessed
-from .coupling_rules import _class
+from ..mechanisms.diffusion import DiffusionMechanism
 from .intrinsic_sensitivity import (
     brownian_intrinsic_sensitivity,
     coordinate_carre_du_champ,
@@ -39,9 +42,8 @@ from .types import Bound, NotApplicable
 
 def _diffusion(subject: Any, theorem_id: str) -> Any:
     """The DiffusionMechanism of `subject` (itself, or the mechanism of ``M >> K``), or NotApplicable."""
-    mechanism_class = _class("mechanisms.diffusion", "DiffusionMechanism")
     mechanism = subject.mechanism if isinstance(subject, PostProcessed) else subject
-    if mechanism_class is None or not isinstance(mechanism, mechanism_class):
+    if not isinstance(mechanism, DiffusionMechanism):
         return NotApplicable(theorem_id, f"{theorem_id} applies to a DiffusionMechanism (or DiffusionMechanism >> K); "
                                          f"got {type(mechanism).__name__}.")
     return mechanism
@@ -76,36 +78,32 @@ def _inputs(mechanism: Any, **extra: Any) -> dict[str, Any]:
 def bm(subject: Any) -> Bound | NotApplicable:
     """BBGG-BM: a Brownian DiffusionMechanism at time t is (alpha, alpha Delta²/(4t))-RDP (tight: N(x, 2t I)).
 
-    The Brownian example of BBGG-T6 (`markovdp.guarantees.intrinsic_sensitivity.brownian_intrinsic_sensitivity`).
+    The Brownian example of BBGG-T6 (`markovdp.diffusions.intrinsic_sensitivity.brownian_intrinsic_sensitivity`).
     """
     mechanism = _diffusion(subject, "BBGG-BM")
     if isinstance(mechanism, NotApplicable):
         return mechanism
-    brownian = _class("diffusions.brownian", "BrownianSemigroup")
-    if brownian is None or not isinstance(mechanism.semigroup, brownian):
+    if not isinstance(mechanism.semigroup, BrownianSemigroup):
         return NotApplicable("BBGG-BM", f"BBGG-BM needs a BrownianSemigroup; got {type(mechanism.semigroup).__name__}.")
     lam = brownian_intrinsic_sensitivity(mechanism.sensitivity, mechanism.t)
     return rdp_bound("BBGG-BM", _inputs(mechanism, intrinsic_sensitivity=lam), linear_rdp_curve(lambda: lam))
 
 
-def _worst_pairs(semigroup: Any, sensitivity: float) -> list[tuple[NDArray[np.float64], ...]] | None:
-    """The pairs (x, x') whose largest ∫ kappa is Lambda: the semigroup's own ``sensitivity_pairs(sensitivity)``;
-    else None."""
-    declared = getattr(semigroup, "sensitivity_pairs", None)
-    if callable(declared):
-        return [(np.asarray(x, dtype=np.float64), np.asarray(xp, dtype=np.float64)) for x, xp in declared(sensitivity)]
-    return None
+def _worst_pairs(semigroup: Semigroup, sensitivity: float) -> list[tuple[NDArray[np.float64], ...]]:
+    """The pairs (x, x') whose largest ∫ kappa is Lambda: the semigroup's own ``sensitivity_pairs(sensitivity)``."""
+    return [(np.asarray(x, dtype=np.float64), np.asarray(xp, dtype=np.float64))
+            for x, xp in semigroup.sensitivity_pairs(sensitivity)]
 
 
 def _has_closed_form(semigroup: Any) -> bool:
     """Whether BBGG-BM or BBGG-C7 certifies this semigroup exactly (a `BrownianSemigroup` or an
     `OrnsteinUhlenbeckSemigroup`): then the numerical route is not needed. A user's semigroup with its own
     ``intrinsic_sensitivity`` is not enough, since no rule reads that method: T6 computes Lambda for it."""
-    exact = [_class("diffusions.brownian", "BrownianSemigroup"),
-             _class("diffusions.ornstein_uhlenbeck", "OrnsteinUhlenbeckSemigroup")]
-    return any(cls is not None and isinstance(semigroup, cls) for cls in exact)
+    return isinstance(semigroup, (BrownianSemigroup, OrnsteinUhlenbeckSemigroup))
 
 
+#: The BBGG-T6 hooks of `Semigroup` the numerical route cannot do without.
+NEEDED_HOOKS = ("log_density", "carre_du_champ", "sensitivity_pairs")
 #: Errors of the numerical route that make BBGG-T6 NotApplicable (with the message) rather than fail certify.
 ROUTE_ERRORS = (ValueError, ArithmeticError, NotImplementedError)
 
@@ -129,21 +127,21 @@ def t6(subject: Any) -> Bound | NotApplicable:
     if _has_closed_form(semigroup):
         return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) is not needed: BBGG-BM / BBGG-C7 give the exact "
                                         f"intrinsic sensitivity of a {type(semigroup).__name__}.")
-    missing = [name for name in ("log_density", "carre_du_champ") if not callable(getattr(semigroup, name, None))]
+    missing = [hook for hook in NEEDED_HOOKS if not semigroup.provides(hook)]
     if missing:
-        return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) needs the semigroup's {' and '.join(missing)}.")
+        return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) needs the semigroup methods {', '.join(NEEDED_HOOKS)}; "
+                                        f"{type(semigroup).__name__} lacks {', '.join(missing)} (see "
+                                        f"`markovdp.Semigroup`: sensitivity_pairs(sensitivity) gives the pairs (x, x') "
+                                        f"attaining the sup over the L2 ball).")
     dim = int(mechanism.dim)
     try:
         pairs = _worst_pairs(semigroup, mechanism.sensitivity)
     except ROUTE_ERRORS as exc:
         return NotApplicable("BBGG-T6", f"BBGG-T6: {type(semigroup).__name__}.sensitivity_pairs"
                                         f"({mechanism.sensitivity!r}) failed: {exc}")
-    if pairs is None:
-        return NotApplicable("BBGG-T6", f"BBGG-T6 needs the pairs (x, x') attaining the sup over the L2 ball for "
-                                        f"{type(semigroup).__name__}: give it a sensitivity_pairs(sensitivity) method.")
     log_density = semigroup_log_density(semigroup, dim)
     carre = coordinate_carre_du_champ(semigroup.carre_du_champ, dim)
-    domain = getattr(semigroup, "log_density_domain", None)
+    domain = semigroup.log_density_domain() if semigroup.provides("log_density_domain") else None
     try:
         lam = max(sum(intrinsic_sensitivity_with_error(log_density, carre, x, x_prime, mechanism.t,
                                                        y_bounds=default_y_bounds(x, x_prime, domain=domain),
@@ -161,14 +159,13 @@ def c7(subject: Any) -> Bound | NotApplicable:
     """BBGG-C7: an OU DiffusionMechanism is (alpha, alpha theta Delta²/(2 rho² (e^(2 theta t) − 1)))-RDP.
 
     Tight: alpha Lambda(t) is the Rényi divergence of N(0, s_t² I) and N(e^(−theta t) Delta e_1, s_t² I)
-    (`markovdp.guarantees.intrinsic_sensitivity.ou_intrinsic_sensitivity`).
+    (`markovdp.diffusions.intrinsic_sensitivity.ou_intrinsic_sensitivity`).
     """
     mechanism = _diffusion(subject, "BBGG-C7")
     if isinstance(mechanism, NotApplicable):
         return mechanism
-    ou = _class("diffusions.ornstein_uhlenbeck", "OrnsteinUhlenbeckSemigroup")
     semigroup = mechanism.semigroup
-    if ou is None or not isinstance(semigroup, ou):
+    if not isinstance(semigroup, OrnsteinUhlenbeckSemigroup):
         return NotApplicable("BBGG-C7", f"BBGG-C7 needs an OrnsteinUhlenbeckSemigroup; got {type(semigroup).__name__}.")
     lam = ou_intrinsic_sensitivity(semigroup.theta, semigroup.rho, mechanism.sensitivity, mechanism.t)
     return rdp_bound("BBGG-C7", _inputs(mechanism, theta=semigroup.theta, rho=semigroup.rho, intrinsic_sensitivity=lam),

@@ -15,7 +15,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_eps, check_order, check_probability
 from ..mechanisms.base import Mechanism
-from ..pairs import PairSet, RowPairs, pairs_argmax, pairs_epsilon, pairs_hockey_stick, pairs_renyi
+from ..pairs import PairSet, RowPairs
+from .pair_maxima import pairs_argmax, pairs_epsilon, pairs_hockey_stick, pairs_renyi
 
 
 def _check_subject(subject: Any) -> Mechanism:

@@ -26,7 +26,10 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_int, check_positive, check_range, check_vector, fail
+from .._validation import check_int, check_positive, check_vector, fail
+from ..diffusions.base import Semigroup
+from ..diffusions.intrinsic_sensitivity import brownian_intrinsic_sensitivity, ou_intrinsic_sensitivity
+from ..spaces import RealSpace
 
 #: log_density(s, x, y): log p_s(x, y) for one point x of shape (d,) and points y of shape (n, d) → shape (n,).
 LogDensity = Callable[[float, NDArray[np.float64], NDArray[np.float64]], ArrayLike]
@@ -65,85 +68,6 @@ POLISH_STARTS = 3
 #: otherwise the numerical route raises. (The rounding floor itself does not decay in s, so it cannot be weighed
 #: this way: a lost kappa(s) is trusted to the size of its own noise, which a kappa lost everywhere fails.)
 LOST_RTOL = 1e-7
-
-
-def _time(name: str, t: float) -> float:
-    """A time t >= 0 (finite scalar)."""
-    return float(check_range(name, t, low=0.0, allowed=">= 0 and finite").reshape(()))
-
-
-def brownian_intrinsic_sensitivity(sensitivity: float, t: float) -> float:
-    """BBGG-BM: Lambda(t) = Delta²/(4t) for dX = √2 dW (the Gaussian mechanism with sigma² = 2t); inf at t = 0.
-
-    `sensitivity` Delta > 0 (L2), `t` >= 0. Products of floats only: inf when the value overflows, 0 when it
-    underflows, never an exception. The one implementation (`BrownianSemigroup.intrinsic_sensitivity` calls it).
-    """
-    delta = check_positive("sensitivity", sensitivity)
-    t = _time("t", t)
-    if t == 0.0:
-        return math.inf
-    return _quotient((delta, delta), (4.0, t))
-
-
-def _quotient(numerators: tuple[float, ...], denominators: tuple[float, ...]) -> float:
-    """prod(numerators)/prod(denominators) of positive finite floats: the mantissas and binary exponents are
-    combined apart (`math.frexp`), so no intermediate product overflows or underflows (each mantissa product
-    rounds as float arithmetic does: a few ulp in all). inf when the value overflows, 0 (or a subnormal) when it
-    underflows."""
-    mantissa, exponent = 1.0, 0
-    for value, sign in [(v, 1) for v in numerators] + [(v, -1) for v in denominators]:
-        m, e = math.frexp(value)
-        mantissa = mantissa * m if sign > 0 else mantissa / m
-        exponent += sign * e
-        m, e = math.frexp(mantissa)  # keep the running mantissa in [0.5, 1)
-        mantissa, exponent = m, exponent + e
-    try:
-        return math.ldexp(mantissa, exponent)
-    except OverflowError:
-        return math.inf
-
-
-def _log_expm1(x: float) -> float:
-    """log(e^x − 1) for x >= 700: x + log1p(−e^(−x))."""
-    return x + math.log1p(-math.exp(-x))
-
-
-def ou_intrinsic_sensitivity(theta: float, rho: float, sensitivity: float, t: float) -> float:
-    """BBGG-C7: Lambda(t) = theta Delta² / (2 rho² (e^(2 theta t) − 1)) for dX = −theta X dt + √2 rho dW.
-
-    With x = 2 theta t: ``theta Delta² / (2 rho² expm1(x))`` by `_quotient` (no intermediate overflow) for
-    x < 700; Delta²/(4 rho² t (1 + theta t)) where x underflows (theta = t = 1e-300); c e^(−x)/(1 − e^(−x)),
-    c = theta Delta²/(2 rho²), for larger x, in log space only where c or e^(−x) leaves the normal floats (there
-    rounded upwards by a bound on the rounding of the logs, ~1e-11 relative).
-    inf at t = 0 or when it overflows; never an exception (in the log-space branch a value below the smallest
-    double is rounded up to it). `theta`, `rho`,
-    `sensitivity` > 0, `t` >= 0. The one implementation (`OrnsteinUhlenbeckSemigroup.intrinsic_sensitivity`
-    calls it).
-    """
-    theta = check_positive("theta", theta)
-    rho = check_positive("rho", rho)
-    delta = check_positive("sensitivity", sensitivity)
-    t = _time("t", t)
-    if t == 0.0:
-        return math.inf
-    x = 2.0 * theta * t
-    tiny = np.finfo(np.float64).tiny
-    if x < tiny:  # theta t underflowed: e^x − 1 = x (1 + x/2), x = 2 theta t
-        return _quotient((delta, delta), (4.0, rho, rho, t)) / (1.0 + theta * t)
-    if x < 700.0:
-        return _quotient((theta, delta, delta), (2.0, rho, rho, math.expm1(x)))
-    c = _quotient((theta, delta, delta), (2.0, rho, rho))  # Lambda = c e^(−x) / (1 − e^(−x))
-    decay = math.exp(-x)
-    if tiny <= c < math.inf and decay >= tiny:
-        return c * decay / -math.expm1(-x)
-    logs = (math.log(theta), 2.0 * math.log(delta), -2.0 * math.log(rho), -math.log(2.0), -_log_expm1(x))
-    # each term carries a rounding error of a few ulp of its size, and exp turns an absolute error of the sum into
-    # a relative one: add a bound on it, so that Lambda (an RDP bound) is rounded upwards, never below the truth
-    log_value = math.fsum(logs) + 8.0 * np.finfo(np.float64).eps * sum(abs(v) for v in logs)
-    if log_value > 709.78:
-        return math.inf
-    value = math.exp(log_value)
-    return value if value >= tiny else math.nextafter(value, math.inf)  # a subnormal: up by its one-ulp rounding
 
 
 def _box(y_bounds: Any, d: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -448,15 +372,19 @@ def coordinate_carre_du_champ(carre_du_champ: Callable[..., Callable[[ArrayLike]
     return gamma
 
 
-def semigroup_log_density(semigroup: Any, dim: int) -> LogDensity:
+def semigroup_log_density(semigroup: Semigroup, dim: int) -> LogDensity:
     """`log_density(s, x, y)` of the numerical route from ``semigroup.log_density(t, x, y)`` (points of shape (n,)
     for dim = 1, (n, dim) otherwise; one x broadcast against many y)."""
-    method = getattr(semigroup, "log_density", None)
-    if not callable(method):
-        raise fail("semigroup", "a semigroup with a log_density(t, x, y) method", type(semigroup).__name__, TypeError)
+    _check_semigroup(semigroup)
+    method = semigroup.log_density
     if dim == 1:
         return lambda s, x, y: method(s, x, y[:, 0])
     return lambda s, x, y: method(s, x, y)
+
+
+def _check_semigroup(semigroup: Any) -> None:
+    if not isinstance(semigroup, Semigroup):
+        raise fail("semigroup", "a markovdp.Semigroup", type(semigroup).__name__, TypeError)
 
 
 def default_y_bounds(x: NDArray[np.float64], x_prime: NDArray[np.float64], *,
@@ -480,13 +408,13 @@ def semigroup_log_ratio_gradient(semigroup: Any, x: NDArray[np.float64],
                                  x_prime: NDArray[np.float64]) -> LogRatioGradient | None:
     """`gradient(s, y)` of the numerical route from ``semigroup.log_ratio_gradient(t, x, x_prime, y)`` (the
     analytic ∇_y log p_t(x, y)/p_t(x', y), points y of shape (n, d)); None when the semigroup has none."""
-    method = getattr(semigroup, "log_ratio_gradient", None)
-    if not callable(method):
+    _check_semigroup(semigroup)
+    if not semigroup.provides("log_ratio_gradient"):
         return None
-    return lambda s, y: method(s, x, x_prime, y)
+    return lambda s, y: semigroup.log_ratio_gradient(s, x, x_prime, y)
 
 
-def semigroup_intrinsic_sensitivity(semigroup: Any, sensitivity: float, t: float, *, x: ArrayLike | None = None,
+def semigroup_intrinsic_sensitivity(semigroup: Semigroup, sensitivity: float, t: float, *, x: ArrayLike | None = None,
                                     x_prime: ArrayLike | None = None, y_bounds: Any = None,
                                     polish: bool = True) -> float:
     """BBGG-T6 by the numerical route for a semigroup with ``log_density(t, x, y)`` and ``carre_du_champ(f, g)``.
@@ -499,15 +427,14 @@ def semigroup_intrinsic_sensitivity(semigroup: Any, sensitivity: float, t: float
     semigroup pass the pairs and take the max. `sensitivity` Delta > 0 (L2), `t` > 0; nats.
     """
     delta = check_positive("sensitivity", sensitivity)
-    space = getattr(semigroup, "space", None)
-    dim = getattr(space, "size", None)
-    if not isinstance(dim, int):
-        raise fail("semigroup", "a semigroup on R^d (with a `space` of some size d)", type(semigroup).__name__,
-                   TypeError)
+    _check_semigroup(semigroup)
+    if not isinstance(semigroup.space, RealSpace):
+        raise fail("semigroup", "a semigroup on R^d", f"one on {semigroup.space.describe()}", TypeError)
+    dim = semigroup.space.d
     xv = np.zeros(dim) if x is None else check_vector("x", x, dim)
     xp = delta * np.eye(dim)[0] if x_prime is None else check_vector("x_prime", x_prime, dim)
-    bounds = default_y_bounds(xv, xp, domain=getattr(semigroup, "log_density_domain", None)) \
-        if y_bounds is None else y_bounds
+    domain = semigroup.log_density_domain() if semigroup.provides("log_density_domain") else None
+    bounds = default_y_bounds(xv, xp, domain=domain) if y_bounds is None else y_bounds
     return numerical_intrinsic_sensitivity(semigroup_log_density(semigroup, dim),
                                            coordinate_carre_du_champ(semigroup.carre_du_champ, dim),
                                            xv, xp, t, y_bounds=bounds, gradient=semigroup_log_ratio_gradient(

@@ -32,7 +32,9 @@ from .._validation import (
     fail,
     readonly,
 )
-from ..operators.base import IncompatibleSpaces
+from ..mechanisms.finite import RandomizedResponse
+from ..operators.finite import FiniteKernel
+from ..spaces import IncompatibleSpaces
 from .aac import ldp_contraction_bound
 
 #: The largest number of count vectors (compositions of n into m parts) `product_tv` enumerates.
@@ -227,9 +229,6 @@ def bernoulli_rr_le_cam(eps: float, n: ArrayLike, *, theta0: float = 0.4, theta1
     ValueError
         Bad `eps`, `n`, `theta0` or `theta1`.
     """
-    from ..mechanisms.finite import RandomizedResponse
-    from ..operators.finite import FiniteKernel
-
     eps = float(check_eps("eps", eps))
     t0, t1 = float(check_probability("theta0", theta0)), float(check_probability("theta1", theta1))
     if t0 == t1:

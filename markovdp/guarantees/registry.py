@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 from typing import Any
 
+from ..mechanisms.base import Mechanism
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 
 Rule = Callable[[Any], "Bound | NotApplicable"]
@@ -135,8 +136,6 @@ def certify(subject: Any, require: bool = False, *, rules: Iterable[str] | None 
     with the rule's ID in the message. Raises `NoApplicableTheorem` (listing every reason) when `require`
     is true and nothing applies.
     """
-    from ..mechanisms.base import Mechanism
-
     if not isinstance(subject, Mechanism):
         raise TypeError(f"`subject` must be a Mechanism or a pipeline `M >> K`; got {type(subject).__name__}.")
     load_plugins()

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._profiles import invert_profile, rounded_up
 from .._validation import check_eps, check_order, check_probability
 
 Curve = Callable[[NDArray[np.float64]], NDArray[np.float64]]
@@ -30,37 +31,6 @@ def evaluate_curve(curve: Curve, eps: NDArray[np.float64]) -> NDArray[np.float64
     flat = np.atleast_1d(np.asarray(eps, dtype=np.float64)).ravel()
     values = np.asarray(curve(flat), dtype=np.float64).reshape(flat.shape)
     return np.clip(values, 0.0, 1.0).reshape(np.shape(eps))
-
-
-def invert_profile(profile: Callable[[float], float], delta: float, *, xtol: float = 1e-12,
-                   eps_max: float = 2.0**1023) -> float:
-    """The smallest eps >= 0 with profile(eps) <= delta, for a non-increasing profile (inf if none).
-
-    inf when even profile(inf) (the D_inf limit) exceeds delta; otherwise doubling then bisection
-    (robust to flat and step-like curves such as STD-DominatingPair) to `xtol` relative in eps. The
-    returned eps always satisfies profile(eps) <= delta; a NaN value never counts as satisfied.
-    """
-
-    def satisfied(eps: float) -> bool:
-        return bool(profile(eps) <= delta)  # False for NaN
-
-    if satisfied(0.0):
-        return 0.0
-    if not satisfied(math.inf):
-        return math.inf
-    hi = 1.0
-    while not satisfied(hi):
-        hi *= 2.0
-        if hi > eps_max:
-            return math.inf
-    lo = hi / 2.0 if hi > 1.0 else 0.0
-    while hi - lo > xtol * max(1.0, hi):
-        mid = 0.5 * (lo + hi)
-        if satisfied(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
 
 
 #: The eps (nats) and delta at which `Certificate.summary` / `to_dict` tabulate every rule by default.
@@ -90,22 +60,6 @@ def _num(value: float) -> str:
 
 def _short(text: str) -> str:
     return text if len(text) <= _SHORT else text[: _SHORT - 1] + "…"
-
-
-#: The most ulps `rounded_up` walks up from a closed-form eps before falling back to `invert_profile`.
-NUDGES = 64
-
-
-def rounded_up(eps: float, profile: Callable[[float], float], delta: float = 0.0) -> float:
-    """A closed-form eps(delta) (e.g. R_inf at delta = 0: eps-DP iff eps >= R_inf) made conservative in
-    floats: raised by ulps until ``profile(eps) <= delta`` holds exactly in the profile's own rounding,
-    else found by `invert_profile`. inf stays inf."""
-    eps = max(float(eps), 0.0)
-    for _ in range(NUDGES):
-        if not math.isfinite(eps) or profile(eps) <= delta:
-            return eps
-        eps = float(np.nextafter(eps, math.inf))
-    return invert_profile(profile, delta)
 
 
 @dataclass(frozen=True)
@@ -262,40 +216,38 @@ class Certificate:
         }
 
     def summary(self, eps: Sequence[float] = SUMMARY_EPS, delta: float = SUMMARY_DELTA) -> str:
-        """A short text table: each rule, whether it applies, delta at each `eps`, eps at `delta`, and its
-        scalar inputs or the reason it does not apply; ``*`` marks the winner at each point.
+        """A short text table of the rules that apply: delta at each `eps`, eps at `delta` and the rule's
+        scalar inputs, ``*`` marking the winner at each point; then one line naming the rules that do not
+        apply (`reasons` says why).
 
         ``print(cert)`` prints ``cert.summary()``. eps in nats; 4 significant digits.
         """
         data = self.to_dict(eps, delta)
         best = data["best"]
-        header = ["rule", "applies", *(f"delta(eps={e:g})" for e in data["eps"]), f"eps(delta={data['delta']:g})"]
-        table, notes = [header], ["inputs / reason"]
-        for rule in data["rules"]:
+        header = ["rule", *(f"delta(eps={e:g})" for e in data["eps"]), f"eps(delta={data['delta']:g})"]
+        table, notes = [header], ["inputs"]
+        winners = [*best["theorem"], best["epsilon_theorem"]]
+        for rule in (r for r in data["rules"] if r["applies"]):
             tid = rule["theorem"]
-            if rule["applies"]:
-                values = [*rule["delta"], rule["epsilon"]]
-                winners = [*best["theorem"], best["epsilon_theorem"]]
-                cells = [_num(v) + ("*" if w == tid else "") for v, w in zip(values, winners, strict=True)]
-                notes.append(", ".join(f"{k}={_num(v) if isinstance(v, float) else v}"
-                                       for k, v in rule["inputs"].items()))
-            else:
-                cells = ["—"] * (len(data["eps"]) + 1)
-                notes.append(rule["reason"])
-            table.append([tid, "yes" if rule["applies"] else "no", *cells])
-        table.append(["best", "", *(_num(v) for v in [*best["delta"], best["epsilon"]])])
-        notes.append("* = the winning rule at that point (delta 1.0: nothing applies)")
+            values = [*rule["delta"], rule["epsilon"]]
+            table.append([tid, *(_num(v) + ("*" if w == tid else "") for v, w in zip(values, winners, strict=True))])
+            notes.append(", ".join(f"{k}={_num(v) if isinstance(v, float) else v}" for k, v in rule["inputs"].items()))
+        table.append(["best", *(_num(v) for v in [*best["delta"], best["epsilon"]])])
+        notes.append("* = the winning rule at that point" if len(table) > 2 else "no rule applies (delta 1.0)")
         widths = [max(len(row[c]) for row in table) for c in range(len(header))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip([*row, note], [*widths, 0], strict=True)).rstrip()
                  for row, note in zip(table, notes, strict=True)]
+        other = [r["theorem"] for r in data["rules"] if not r["applies"]]
+        if other:
+            lines.append(f"not applicable: {', '.join(other)} — see `cert.reasons()`")
         return "\n".join([f"Certificate of {_short(data['subject'])}", *lines])
 
     def plot(self, ax: Any = None, *, eps: ArrayLike | None = None) -> Any:
         """Draw delta(eps) of every applicable rule on a log y axis, the exact profile when
         `privacy_profile` knows it, the winning rules highlighted; return the matplotlib Axes.
 
-        See `markovdp.report.plot_certificate`.
+        See `markovdp.guarantees.certificate_plot.plot_certificate`.
         """
-        from ..report import plot_certificate
+        from .certificate_plot import plot_certificate  # matplotlib: imported when a plot is asked for
 
         return plot_certificate(self, ax=ax, eps=eps)

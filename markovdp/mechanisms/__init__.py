@@ -2,7 +2,7 @@
 
 from .additive import GaussianMechanism, LaplaceMechanism
 from .base import AllPairs, Declared, IndexPairs, L1Ball, L2Ball, Mechanism, Neighbourhood, PostProcessed
-from .canonical import BlackBoxPairs, CanonicalPairs, worst_case_mechanism
+from .canonical import BlackBoxPairs, CanonicalPairs
 from .declared import DeclaredDP
 from .diffusion import DiffusionMechanism
 from .finite import FiniteMechanism, MatrixMechanism, RandomizedResponse
@@ -10,7 +10,6 @@ from .local import (
     BinaryHadamard,
     HadamardResponse,
     KeyedMechanism,
-    KeyReuse,
     MultiLevelMechanism,
     RecoverableMechanism,
     SubsetChannel,
@@ -20,7 +19,6 @@ from .local import (
     added_key_law,
     binary_entropy,
     circulant,
-    compare_key_reuse,
     draw_keys,
     empirical_frequencies,
     entropy_bits,
@@ -43,11 +41,11 @@ from .sgd import DifferingRecord, NoisyProjSGD, SGDDifferingAt, exact_sgd_output
 __all__ = [
     "AllPairs", "BinaryHadamard", "BlackBoxPairs", "CanonicalPairs", "Declared", "DeclaredDP", "DifferingRecord",
     "DiffusionMechanism", "FiniteMechanism", "GaussianMechanism", "GradientLoss", "HadamardResponse", "IndexPairs",
-    "KeyReuse", "KeyedMechanism", "L1Ball", "L2Ball", "LaplaceMechanism", "LogisticLoss", "Loss", "MatrixMechanism",
+    "KeyedMechanism", "L1Ball", "L2Ball", "LaplaceMechanism", "LogisticLoss", "Loss", "MatrixMechanism",
     "Mechanism", "MultiLevelMechanism", "Neighbourhood", "NoisyProjSGD", "PostProcessed", "QuadraticLoss",
     "RandomizedResponse", "RecoverableMechanism", "SGDDifferingAt", "SubsetChannel", "SubsetSelection",
-    "UnaryChannel", "UnaryEncoding", "added_key_law", "binary_entropy", "circulant", "compare_key_reuse", "draw_keys",
+    "UnaryChannel", "UnaryEncoding", "added_key_law", "binary_entropy", "circulant", "draw_keys",
     "empirical_frequencies", "entropy_bits", "exact_sgd_outputs", "l1_error", "l2_squared_error", "linf_error",
     "min_recoverable_randomness", "min_recoverable_s", "output_entropy_bits", "per_sample_epsilon", "project_simplex",
-    "q_min", "randomness_bits", "rr_key_law", "sequence_channel", "worst_case_mechanism",
+    "q_min", "randomness_bits", "rr_key_law", "sequence_channel",
 ]

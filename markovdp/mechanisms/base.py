@@ -14,10 +14,10 @@ from .._random import RNGLike
 from .._validation import check_instance, check_positive
 from ..distributions import Distribution
 from ..operators.algebra import as_finite_kernel
-from ..operators.base import MarkovOperator, require_compatible
+from ..operators.base import MarkovOperator
 from ..operators.finite import FiniteKernel, stochastic_product
 from ..pairs import PairSet, push_pairs
-from ..spaces import Space
+from ..spaces import Space, require_compatible
 
 
 class Neighbourhood(abc.ABC):
@@ -114,6 +114,13 @@ class Mechanism(abc.ABC):
         if not isinstance(kernel, MarkovOperator):
             return NotImplemented
         return PostProcessed(self, kernel)
+
+    def __rrshift__(self, kernel: object) -> PostProcessed:
+        if isinstance(kernel, MarkovOperator):
+            raise TypeError(
+                f"`K >> M` is undefined: a mechanism is applied first (write `M >> K`); got {kernel!r} >> {self!r}."
+            )
+        return NotImplemented
 
 
 def neighbour_pairs(neighbours: Neighbourhood, k: int) -> NDArray[np.int64]:

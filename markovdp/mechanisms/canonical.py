@@ -9,9 +9,7 @@ simplices): k^4 pairs (k^2 when delta0 = 0, since points 0 and 3 then carry no m
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -27,9 +25,7 @@ from .._validation import (
 )
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel
-from ..pairs import PUSHES, Pair, PairSet, pairs_argmax, pairs_hockey_stick, pairs_renyi
-from .base import PostProcessed
-from .finite import FiniteMechanism
+from ..pairs import PUSHES, Pair, PairSet
 
 Array = NDArray[np.float64]
 
@@ -75,27 +71,6 @@ class CanonicalPairs(PairSet):
         return Categorical(P), Categorical(Q)
 
 
-@pairs_hockey_stick.register
-def _canonical_hockey_stick(pairs: CanonicalPairs, eps: Array) -> Array:
-    return dominating_pair_curve(pairs.eps0, pairs.delta0, eps)
-
-
-@pairs_renyi.register
-def _canonical_renyi(pairs: CanonicalPairs, alpha: Array) -> Array:
-    """delta0 > 0: inf (P has mass where Q has none). delta0 = 0: the two-point randomized-response pair,
-    p = e^eps0/(1 + e^eps0) vs 1 − p, R_alpha = log(p^a q^(1−a) + q^a p^(1−a))/(a − 1), in log space."""
-    if pairs.delta0 > 0:
-        return np.full(alpha.shape, math.inf)
-    e0 = pairs.eps0
-    log_p, log_q = -np.log1p(np.exp(-e0)), -e0 - np.log1p(np.exp(-e0))
-    out = np.full(alpha.shape, e0)
-    finite = np.isfinite(alpha)
-    a = alpha[finite]
-    log_sum = np.logaddexp(a * log_p + (1 - a) * log_q, a * log_q + (1 - a) * log_p)
-    out[finite] = np.minimum(log_sum / (a - 1.0), e0)  # R_alpha <= R_inf = eps0, also under rounding
-    return out
-
-
 @dataclass(frozen=True, eq=False)
 class BlackBoxPairs(PairSet):
     """STD-BlackBoxExact: the pairs (Σ_i P_i K[x_i], Σ_i Q_i K[x_i]) over every map (x0..x3) to K's inputs."""
@@ -116,7 +91,7 @@ class BlackBoxPairs(PairSet):
     @property
     def free_points(self) -> tuple[int, ...]:
         """The canonical points whose image matters, those with mass: all four, or (1, 2) when delta0 = 0
-        (the enumeration of `_worst_case.worst_case_hockey_stick`)."""
+        (the enumeration of `guarantees._black_box_kernels.worst_case_hockey_stick`)."""
         return tuple(int(i) for i in np.flatnonzero((self.P > 0) | (self.Q > 0)))
 
     def tuple_of(self, n: int) -> NDArray[np.int64]:
@@ -156,85 +131,4 @@ def _push_canonical(kernel: FiniteKernel, pairs: CanonicalPairs) -> BlackBoxPair
     return BlackBoxPairs(P, Q, kernel.matrix)
 
 
-@pairs_hockey_stick.register
-def _black_box_hockey_stick(pairs: BlackBoxPairs, eps: Array) -> Array:
-    from . import _worst_case  # numba: imported where used
-
-    return _worst_case.worst_case_hockey_stick(pairs.P, pairs.Q, pairs.matrix, eps)[0]
-
-
-#: Maps per block in `_black_box_renyi`, so the (maps, outputs) arrays stay near 2^22 floats.
-_RENYI_BLOCK = 2**22
-
-
-@pairs_renyi.register
-def _black_box_renyi(pairs: BlackBoxPairs, alpha: Array) -> Array:
-    """max over every map of R_alpha(P T K || Q T K): the rows of all maps at once, block by block
-    (R_alpha's power sum is jointly convex, so the deterministic maps attain the sup; STD-BlackBoxExact)."""
-    from ..divergences.exact.finite import renyi_finite_rows
-
-    k, m = pairs.matrix.shape
-    free = np.array(pairs.free_points)
-    maps = np.stack(np.meshgrid(*([np.arange(k)] * free.size), indexing="ij"), axis=-1).reshape(-1, free.size)
-    out = np.zeros(alpha.shape)
-    step = max(1, _RENYI_BLOCK // m)
-    for start in range(0, maps.shape[0], step):
-        rows = pairs.matrix[maps[start:start + step]]  # (maps, free points, m)
-        mu, nu = np.einsum("f,tfm->tm", pairs.P[free], rows), np.einsum("f,tfm->tm", pairs.Q[free], rows)
-        mu, nu = mu / mu.sum(axis=1, keepdims=True), nu / nu.sum(axis=1, keepdims=True)
-        out = np.maximum(out, renyi_finite_rows(mu, nu, alpha).max(axis=1))
-    return out
-
-
-@pairs_argmax.register
-def _black_box_argmax(pairs: BlackBoxPairs, eps: float) -> int:
-    from . import _worst_case
-
-    t = _worst_case.worst_case_hockey_stick(pairs.P, pairs.Q, pairs.matrix, np.array([eps]))[1][0]
-    k = pairs.matrix.shape[0]
-    return int(np.ravel_multi_index(tuple(t[list(pairs.free_points)]), (k,) * len(pairs.free_points)))
-
-
-def _is_black_box(pipeline: Any) -> bool:
-    """Is `pipeline` a mechanism known only by its declared point (canonical pairs), post-processed?"""
-    if not isinstance(pipeline, PostProcessed):
-        return False
-    try:
-        return isinstance(pipeline.mechanism.dominating_pairs(), CanonicalPairs)
-    except NotImplementedError:  # a mechanism without known pairs is not a declared black box
-        return False
-
-
-def worst_case_mechanism(pipeline: Any, eps: float) -> FiniteMechanism:
-    """The (eps0, delta0)-DP mechanism whose post-processing by K attains the class's worst case at `eps`.
-
-    STD-BlackBoxExact: for ``DeclaredDP(eps0, delta0) >> K`` (K finite, k inputs) the two rows are the laws on
-    K's inputs that the maximising map t = (x0, x1, x2, x3) of the four canonical points sends P and Q to,
-    ``mu = Σ_i P_i δ_{x_i}``, ``nu = Σ_i Q_i δ_{x_i}`` (a post-processing of the canonical pair, so
-    (eps0, delta0)-DP); neighbours [(0, 1)]. ``privacy_profile(worst_case_mechanism(p, eps) >> p.kernel, eps)``
-    equals ``privacy_profile(p, eps)``: Monte Carlo on it samples the worst member of the class.
-
-    Raises
-    ------
-    TypeError
-        `pipeline` is not a black box ``DeclaredDP(eps0, delta0) >> K``; `eps` not a scalar.
-    ValueError
-        `eps` negative or NaN (inf is allowed: the D_inf worst case).
-    NotImplementedError
-        K is not finite, or too large for the exact enumeration (`_worst_case.MAX_WORK`).
-    """
-    if not _is_black_box(pipeline):
-        raise fail("pipeline", "a black box post-processed by a kernel, DeclaredDP(eps, delta) >> K", pipeline,
-                   TypeError)
-    if not isinstance(pipeline.kernel, FiniteKernel):
-        raise NotImplementedError(f"The exact worst case of a black box is known only through a finite kernel "
-                                  f"(STD-BlackBoxExact); got {type(pipeline.kernel).__name__} in {pipeline!r}.")
-    checked = check_eps("eps", eps, allow_inf=True)
-    if np.ndim(checked) != 0:
-        raise fail("eps", "a scalar", eps, TypeError)
-    pairs = pipeline.dominating_pairs()
-    mu, nu = pairs.inputs(pairs.tuple_of(pairs_argmax(pairs, float(checked))))
-    return FiniteMechanism(np.stack([mu, nu]), neighbours=[(0, 1)])
-
-
-__all__ = ["BlackBoxPairs", "CanonicalPairs", "canonical_rows", "dominating_pair_curve", "worst_case_mechanism"]
+__all__ = ["BlackBoxPairs", "CanonicalPairs", "canonical_rows", "dominating_pair_curve"]

@@ -15,16 +15,7 @@ from .._random import RNGLike, as_generator
 from .._validation import check_eps, check_int, check_reporters, check_stochastic_matrix, fail, readonly
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel, matrix_text
-from ..pairs import (
-    PUSHES,
-    Array,
-    RowPairs,
-    pairs_argmax,
-    pairs_epsilon,
-    pairs_hockey_stick,
-    pairs_renyi,
-    push_pairs,
-)
+from ..pairs import PUSHES, RowPairs, push_pairs
 from ..spaces import FiniteSpace
 from .base import AllPairs, IndexPairs, Mechanism, Neighbourhood, neighbour_pairs
 
@@ -259,57 +250,6 @@ class RandomizedResponsePairs(RowPairs):
     def representable(self) -> bool:
         """Whether q is a normal double, so that the stored rows are the laws to rounding."""
         return self.log_probs[1] >= math.log(_TINY)
-
-
-@pairs_hockey_stick.register
-def _rr_hockey_stick(pairs: RandomizedResponsePairs, eps: Array) -> Array:
-    # delta(eps) = p (−expm1(eps − eps0)) for eps < eps0: exp(log p) keeps p exact past e^eps0 overflow
-    p = math.exp(pairs.log_probs[0])
-    with np.errstate(invalid="ignore"):  # eps = inf: inf − eps0 is fine, the mask sets 0
-        return np.where(eps < pairs.eps0, p * -np.expm1(np.minimum(eps - pairs.eps0, 0.0)), 0.0) + 0.0
-
-
-@pairs_argmax.register
-def _rr_argmax(pairs: RandomizedResponsePairs, eps: float) -> int:
-    return 0  # every ordered pair attains the maximum (symmetry)
-
-
-@pairs_renyi.register
-def _rr_renyi(pairs: RandomizedResponsePairs, alpha: Array) -> Array:
-    log_p, log_q = pairs.log_probs
-    eps0, k = pairs.eps0, pairs.k
-    out = np.empty(alpha.shape)
-    for n, a in enumerate(alpha):
-        if math.isinf(a):
-            out[n] = eps0  # R_inf = log max p/q
-            continue
-        x = (a - 1.0) * eps0
-        if x < 0.5:
-            # Σ P ((P/Q)^(alpha−1) − 1) = p expm1(x) + q expm1(−x) = p [4 sinh²(x/2) + expm1(−eps0) expm1(−x)]
-            # (the k − 2 equal coordinates add 0): two terms >= 0, no cancellation as eps0 → 0.
-            s = math.exp(log_p) * (4.0 * math.sinh(x / 2.0) ** 2 + math.expm1(-eps0) * math.expm1(-x))
-            out[n] = math.log1p(s) / (a - 1.0)
-        else:
-            terms = [log_p + x, log_p - a * eps0, math.log(k - 2) + log_q if k > 2 else -math.inf]
-            out[n] = float(np.logaddexp.reduce(terms)) / (a - 1.0)
-    return out + 0.0
-
-
-@pairs_epsilon.register
-def randomized_response_epsilon(pairs: RandomizedResponsePairs, delta: float) -> float:
-    """The smallest eps with delta(eps) <= delta, from the closed-form inverse (see the class).
-
-    Conservative in floats: the candidate is raised by ulps until the closed-form profile there is
-    <= delta exactly; at delta = 0 it is eps0, where the profile is exactly 0.
-    """
-    from ..guarantees.types import rounded_up  # guarantees imports mechanisms: import at call time
-
-    log_p = pairs.log_probs[0]
-    p = math.exp(log_p)
-    if delta >= p * -math.expm1(-pairs.eps0):  # delta(0) = p − q
-        return 0.0
-    eps = max(pairs.eps0 + math.log1p(-delta / p), 0.0) if delta > 0.0 else pairs.eps0
-    return rounded_up(eps, lambda e: float(_rr_hockey_stick(pairs, np.array([e]))[0]), delta)
 
 
 @PUSHES.register((FiniteKernel, RandomizedResponsePairs))

@@ -17,10 +17,9 @@ from numpy.typing import ArrayLike, NDArray
 from .._random import RNGLike, as_generator
 from .._validation import check_int, check_positive, check_real, fail, readonly
 from ..distributions import Distribution, Normal
-from ..operators.base import IncompatibleSpaces
 from ..operators.projections import Ball, Projection, no_projection
 from ..pairs import Pairs, ShiftPair
-from ..spaces import RealSpace
+from ..spaces import IncompatibleSpaces, RealSpace
 from .base import Mechanism, Neighbourhood
 from .losses import Loss, QuadraticLoss
 

@@ -1,8 +1,9 @@
 """Markov operators and the post-processing algebra (DESIGN §3–5)."""
 
+from ..spaces import IncompatibleSpaces
 from .affine_gaussian import AffineGaussianKernel
 from .algebra import Chain, Mixture, Power, Tensor, compose, mixture, power, tensor, tensor_power
-from .base import IncompatibleSpaces, MarkovOperator
+from .base import MarkovOperator
 from .finite import FiniteKernel
 from .gaussian import GaussianKernel
 from .grid_push import GridLaw, ShiftNoise, grid_push, shift_noise

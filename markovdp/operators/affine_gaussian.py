@@ -15,8 +15,8 @@ from ..distributions import Distribution, Normal, PointMass
 from ..distributions.multivariate_normal import MultivariateNormal, check_covariance
 from ..pairs import PUSHES, ShiftPair
 from ..pairs_gaussian import GaussianBallPair
-from ..spaces import RealSpace
-from .base import MERGES, MarkovOperator, require_compatible
+from ..spaces import RealSpace, require_compatible
+from .base import MERGES, MarkovOperator
 from .gaussian import GaussianKernel
 
 Array = NDArray[np.float64]

@@ -24,8 +24,8 @@ from .._random import RNGLike, as_generator
 from .._validation import check_int, check_points, check_probability_vector, check_size, fail
 from ..distributions import Distribution
 from ..pairs import PUSHES, PairSet
-from ..spaces import FiniteSpace, RealSpace, Space
-from .base import MERGES, MarkovOperator, check_inputs, require_compatible
+from ..spaces import FiniteSpace, RealSpace, Space, require_compatible
+from .base import MERGES, MarkovOperator, check_inputs
 from .finite import FiniteKernel
 from .gaussian import GaussianKernel
 from .identity import Identity

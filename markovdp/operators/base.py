@@ -11,10 +11,10 @@ from numpy.typing import ArrayLike, NDArray
 from .._dispatch import PairRegistry
 from .._random import RNGLike
 from .._validation import check_points, check_states
-from ..spaces import FiniteSpace, Space
+from ..distributions import Distribution
+from ..spaces import FiniteSpace, IncompatibleSpaces, Space, require_compatible  # noqa: F401 (their old home)
 
 if TYPE_CHECKING:
-    from ..distributions import Distribution
     from ..pairs import PairSet
 
 
@@ -28,18 +28,6 @@ def check_inputs(space: Space, x: ArrayLike) -> NDArray[Any]:
 #: merge rules: (left type, right type) → ``rule(left, right)``, the single operator equal to ``left >> right``
 #: or None. Registered beside each kernel class (DESIGN §5); `compose` and ``K ** r`` fold them.
 MERGES: PairRegistry[Any] = PairRegistry("merge")
-
-
-class IncompatibleSpaces(ValueError):
-    """Raised when the codomain of one operator is not the domain of the next."""
-
-
-def require_compatible(left: Space, right: Space, what: str) -> None:
-    """Raise `IncompatibleSpaces` naming both spaces unless `left == right`."""
-    if left != right:
-        raise IncompatibleSpaces(
-            f"`{what}`: cannot connect {left.describe()} ({left!r}) to {right.describe()} ({right!r})."
-        )
 
 
 class MarkovOperator(abc.ABC):
@@ -76,16 +64,17 @@ class MarkovOperator(abc.ABC):
         return push_pairs(self, pairs)
 
     def __rshift__(self, other: object) -> MarkovOperator:
-        from ..mechanisms.base import Mechanism
         from .algebra import compose
 
-        if isinstance(other, Mechanism):
-            raise TypeError(
-                f"`K >> M` is undefined: a mechanism is applied first (write `M >> K`); got {self!r} >> {other!r}."
-            )
         if not isinstance(other, MarkovOperator):
-            return NotImplemented
+            return NotImplemented  # e.g. `K >> M`: the mechanism's `__rrshift__` explains
         return compose(self, other)
+
+    def __rrshift__(self, mu: object) -> Distribution:
+        """``mu >> K``: the law mu K of y ~ K(x), x ~ mu (`push`)."""
+        if not isinstance(mu, Distribution):
+            return NotImplemented
+        return self.push(mu)
 
     def __pow__(self, r: int) -> MarkovOperator:
         from .algebra import power

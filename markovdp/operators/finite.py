@@ -12,8 +12,8 @@ from .._random import RNGLike, as_generator
 from .._validation import check_states, check_stochastic_matrix
 from ..distributions import Categorical, Distribution, PointMass
 from ..pairs import PUSHES, RowPairs
-from ..spaces import FiniteSpace
-from .base import MERGES, MarkovOperator, require_compatible
+from ..spaces import FiniteSpace, require_compatible
+from .base import MERGES, MarkovOperator
 
 
 @dataclass(frozen=True, eq=False, repr=False)

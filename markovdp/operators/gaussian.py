@@ -11,8 +11,9 @@ from .._random import RNGLike, as_generator
 from .._validation import check_int, check_points, check_positive
 from ..distributions import Distribution, MultivariateNormal, Normal, PointMass
 from ..pairs import PUSHES, ShiftPair
-from ..spaces import RealSpace
-from .base import MERGES, MarkovOperator, require_compatible
+from ..pairs_gaussian import GaussianBallPair
+from ..spaces import IncompatibleSpaces, RealSpace, require_compatible
+from .base import MERGES, MarkovOperator
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,14 @@ def _push_shift(kernel: GaussianKernel, pairs: ShiftPair) -> ShiftPair:
         raise NotImplementedError(
             f"GaussianKernel keeps a shift pair exact only for Gaussian noise; got {type(pairs.noise).__name__}.")
     return ShiftPair(kernel.push(pairs.noise), kernel.push(pairs.shifted))
+
+
+@PUSHES.register((GaussianKernel, GaussianBallPair))
+def _push_gaussian(kernel: GaussianKernel, pairs: GaussianBallPair) -> GaussianBallPair:
+    """N(., s² I) adds s² I to the noise covariance and leaves the image unchanged (BBGG-E1)."""
+    if kernel.dim != pairs.d_out:
+        raise IncompatibleSpaces(f"`M >> K`: cannot connect R^{pairs.d_out} to R^{kernel.dim}.")
+    return GaussianBallPair(pairs.noise_cov + kernel.sigma**2 * np.eye(kernel.dim), pairs.image, pairs.sensitivity)
 
 
 __all__ = ["GaussianKernel"]

@@ -31,18 +31,18 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from functools import singledispatch
 from types import MappingProxyType
 from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._dispatch import KindRegistry
 from .._random import RNGLike, as_generator
 from .._validation import check_instance, check_int, check_points, check_positive, fail, readonly
 from ..distributions import Distribution
-from ..spaces import RealSpace
-from .base import MarkovOperator, require_compatible
+from ..spaces import RealSpace, require_compatible
+from .base import MarkovOperator
 from .gaussian import GaussianKernel
 from .laplace import LaplaceKernel
 
@@ -70,16 +70,22 @@ class ShiftNoise:
         object.__setattr__(self, "scale", check_positive("scale", self.scale))
 
 
-@singledispatch
+#: ``rule(kernel) -> ShiftNoise`` by kernel class: a new kernel y = x + Z joins with ``@SHIFT_NOISE.register(K)``.
+SHIFT_NOISE: KindRegistry[Callable[[Any], ShiftNoise]] = KindRegistry("shift noise")
+
+
 def shift_noise(kernel: MarkovOperator) -> ShiftNoise:
-    """The `ShiftNoise` of a kernel y = x + Z on R. Register a new kernel with ``@shift_noise.register``."""
+    """The `ShiftNoise` of a kernel y = x + Z on R (the rule registered in `SHIFT_NOISE` for its class)."""
     check_instance("kernel", kernel, MarkovOperator, "a MarkovOperator (a kernel y = x + Z on R)")
-    raise NotImplementedError(
-        f"{type(kernel).__name__} is not known to add shift-invariant noise on R (register it with "
-        f"`markovdp.operators.grid_push.shift_noise.register`).")
+    rule = SHIFT_NOISE.lookup(type(kernel))
+    if rule is None:
+        raise NotImplementedError(
+            f"{type(kernel).__name__} is not known to add shift-invariant noise on R (register it with "
+            f"`markovdp.operators.grid_push.SHIFT_NOISE.register({type(kernel).__name__})`).")
+    return rule(kernel)
 
 
-@shift_noise.register
+@SHIFT_NOISE.register(GaussianKernel)
 def _gaussian_noise(kernel: GaussianKernel) -> ShiftNoise:
     """N(0, sigma²): sup |g'| = g'(sigma) = e^(−1/2) / (sigma² sqrt(2 pi))."""
     from scipy import special
@@ -92,7 +98,7 @@ def _gaussian_noise(kernel: GaussianKernel) -> ShiftNoise:
                       density_lipschitz=math.exp(-0.5) / (s * s * math.sqrt(2.0 * math.pi)), scale=s)
 
 
-@shift_noise.register
+@SHIFT_NOISE.register(LaplaceKernel)
 def _laplace_noise(kernel: LaplaceKernel) -> ShiftNoise:
     """Lap(0, b): g = e^(−|z|/b)/(2b), sup |g'| = 1/(2 b²) (at z → 0±; g is Lipschitz, not differentiable at 0)."""
     b = kernel.scale
@@ -290,4 +296,4 @@ def _continuous_cells(mu: Distribution, locs: Array, scale: float, span: tuple[f
     return m0, m1, m2
 
 
-__all__ = ["GridLaw", "ShiftNoise", "grid_push", "shift_noise"]
+__all__ = ["SHIFT_NOISE", "GridLaw", "ShiftNoise", "grid_push", "shift_noise"]

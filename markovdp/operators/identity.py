@@ -12,8 +12,8 @@ from .._random import RNGLike
 from .._validation import readonly
 from ..distributions import Distribution
 from ..pairs import PUSHES, PairSet
-from ..spaces import FiniteSpace, Space
-from .base import MERGES, MarkovOperator, check_inputs, require_compatible
+from ..spaces import FiniteSpace, Space, require_compatible
+from .base import MERGES, MarkovOperator, check_inputs
 
 
 @dataclass(frozen=True)

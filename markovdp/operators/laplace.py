@@ -12,8 +12,8 @@ from .._validation import check_points, check_positive
 from ..distributions import Distribution, Laplace, PointMass
 from ..distributions.laplace_sum import LaplaceSum
 from ..pairs import PUSHES, ShiftPair
-from ..spaces import RealSpace
-from .base import MarkovOperator, require_compatible
+from ..spaces import RealSpace, require_compatible
+from .base import MarkovOperator
 
 
 @dataclass(frozen=True)

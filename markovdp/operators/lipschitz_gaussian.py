@@ -18,9 +18,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
 from .._validation import check_instance, check_int, check_points, check_positive, check_size, fail
-from ..spaces import RealSpace
+from ..spaces import IncompatibleSpaces, RealSpace
 from .algebra import Chain, Power
-from .base import IncompatibleSpaces, MarkovOperator
+from .base import MarkovOperator
 from .projections import Projection, check_projection, no_projection
 
 #: A declared constant L is refused when some checked pair has ||ψ(x) − ψ(y)|| / ||x − y|| > L (1 + this).

@@ -139,7 +139,7 @@ def check_projection(projection: Any, dim: int) -> Projection | None:
     if not isinstance(projection, Projection):
         raise fail("projection", "None, Ball(d, radius) or Box(low, high)", f"{projection!r}", TypeError)
     if projection.dim != dim:
-        from .base import IncompatibleSpaces
+        from ..spaces import IncompatibleSpaces
 
         raise IncompatibleSpaces(f"`projection` acts on R^{projection.dim}; the kernel's points are in R^{dim}.")
     return projection

@@ -5,11 +5,13 @@
   `concurrent.futures.Executor` instances.
 - `checkpoint`: finished batches on disk with a sha256 per file, so an interrupted sweep resumes.
 - `dataset`: the result schema; `verdict`: the soundness verdict of one grid point.
+- seeds as addresses: `task_seed(root, point, batch)`, `point_key` (DESIGN §7).
 - `atomic`: `atomic_write`, the one way a file is written; `provenance`: version, commit, creation time.
 """
 
 from __future__ import annotations
 
+from .._random import point_key, task_seed
 from .atomic import atomic_write
 from .checkpoint import CHECKPOINT_DIR, CheckpointsExist, CheckpointStore, saved_batches
 from .dataset import build_dataset, write_dataset
@@ -48,8 +50,10 @@ __all__ = [
     "markovdp_version",
     "DaskExecutor",
     "open_executor",
+    "point_key",
     "plan_sweep",
     "run_sweep",
+    "task_seed",
     "saved_batches",
     "verdict",
     "verdict_confidence",

@@ -43,9 +43,12 @@ _DESCRIPTIONS = {
     "bound": "best certified bound at the grid point (NaN: no theorem applies)",
     "bound_theorem": "THEORY ID of the theorem giving `bound` ('' if none)",
     "exact": "exact value (NaN: unknown)",
-    "estimate": "Monte Carlo estimate (NaN: no Monte Carlo)",
+    "estimate": "Monte Carlo estimate (NaN: no Monte Carlo; +inf: the plug-in value is infinite, an output cell "
+                "seen under one input only, so the value is known only to be >= ci_low)",
     "ci_low": "lower confidence limit of the estimate at the scenario's confidence",
-    "ci_high": "upper confidence limit of the estimate at the scenario's confidence",
+    "ci_high": "upper confidence limit of the estimate at the scenario's confidence (NaN: no valid upper limit, "
+               "the interval is [ci_low, inf): split-sample events and binned continuous samples bound the "
+               "divergence from below only; or no Monte Carlo where estimate is NaN too)",
     "ci_low_verdict": "lower confidence limit at the verdict level 1 - 1e-6/(grid points in the run)",
     "verdict": "soundness verdict of the bound against exact and ci_low_verdict",
     "candidate_bound": "bound of every theorem rule (NaN: not applicable)",

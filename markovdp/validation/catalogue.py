@@ -16,9 +16,9 @@ from ..divergences.exact import hockey_stick, kl
 from ..guarantees.aac import ldp_contraction_bound
 from ..guarantees.coefficients import dobrushin, ldp_epsilon
 from ..guarantees.exact import privacy_profile
+from ..guarantees.worst_case import worst_case_mechanism
 from ..mechanisms.additive import GaussianMechanism, LaplaceMechanism
 from ..mechanisms.base import PostProcessed
-from ..mechanisms.canonical import worst_case_mechanism
 from ..mechanisms.declared import DeclaredDP
 from ..mechanisms.finite import FiniteMechanism, RandomizedResponse
 from ..operators.algebra import tensor, tensor_power

@@ -29,11 +29,12 @@ from ..divergences.exact import hockey_stick, kl, renyi
 from ..guarantees.aac import ldp_contraction_bound
 from ..guarantees.coefficients import ldp_epsilon
 from ..guarantees.le_cam import BernoulliLeCam, bernoulli_rr_le_cam
+from ..guarantees.srp import compare_key_reuse, multilevel_predicted_epsilon
 from ..mechanisms.declared import DeclaredDP
 from ..mechanisms.finite import FiniteMechanism, RandomizedResponse
 from ..mechanisms.local.binary_hadamard import BinaryHadamard
 from ..mechanisms.local.hadamard import HadamardResponse
-from ..mechanisms.local.key_reuse import compare_key_reuse, sequence_channel
+from ..mechanisms.local.key_reuse import sequence_channel
 from ..mechanisms.local.multilevel import MultiLevelMechanism
 from ..mechanisms.local.recoverable import RecoverableMechanism, min_recoverable_randomness, min_recoverable_s
 from ..mechanisms.local.subset import SubsetSelection
@@ -292,7 +293,7 @@ def multilevel_target_eps(point: dict, values: dict) -> float:
 
 
 def multilevel_predicted_eps(point: dict, values: dict) -> float:
-    return multilevel(point["eps_top"]).predicted_epsilon(int(point["level"]))
+    return multilevel_predicted_epsilon(multilevel(point["eps_top"]), int(point["level"]))
 
 
 def multilevel_bits(point: dict, values: dict) -> float:

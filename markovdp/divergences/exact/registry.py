@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..._dispatch import Key, PairRegistry
 from ..._validation import check_choice, check_eps, check_order, fail
 from ...distributions import Distribution
-from ...operators.base import IncompatibleSpaces
+from ...spaces import IncompatibleSpaces
 
 #: Accepted values of ``method`` (besides None = best available).
 METHODS: tuple[str, ...] = ("closed_form", "finite_sum", "quadrature")

@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._validation import check_int, check_real, check_size, check_states, fail
-from ...operators.base import IncompatibleSpaces
+from ...spaces import IncompatibleSpaces
 
 __all__ = ["empirical_frequencies", "l1_error", "l2_squared_error", "linf_error", "project_simplex"]
 

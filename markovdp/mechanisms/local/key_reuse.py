@@ -15,7 +15,6 @@ in one sample — have disjoint supports: both eps are infinite.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -23,9 +22,8 @@ from numpy.typing import NDArray
 
 from ..._validation import check_int, check_stochastic_matrix, fail
 from ...operators.finite import FiniteKernel
-from .entropy import entropy_bits
 
-__all__ = ["KeyReuse", "compare_key_reuse", "per_sample_epsilon", "sequence_channel"]
+__all__ = ["per_sample_epsilon", "sequence_channel"]
 
 #: The largest k^T the exact T-tuple channel is built for (a (k^T × k^T) float64 matrix: 128 MiB at 4096).
 MAX_TUPLES = 4096
@@ -105,34 +103,3 @@ def per_sample_epsilon(channel: Any, k: int, T: int) -> float:
             both = a > 0
             worst = max(worst, float(np.max(np.abs(logs[both] - logs[partner][both]), initial=0.0)))
     return worst
-
-
-@dataclass(frozen=True)
-class KeyReuse:
-    """Exact eps (nats) and key entropy (bits) of T samples with fresh keys vs one reused key (SRP-Seq)."""
-
-    T: int
-    eps_single: float
-    tuple_eps_fresh: float
-    tuple_eps_reused: float
-    sample_eps_fresh: float
-    sample_eps_reused: float
-    bits_fresh: float
-    bits_reused: float
-
-
-def compare_key_reuse(mechanism: Any, T: int) -> KeyReuse:
-    """Build both T-sample channels of a keyed mechanism and certify each exactly with `ldp_epsilon` (tuple
-    LDP) and `per_sample_epsilon` (samples as neighbours); randomness T · H(U) vs H(U) bits (SRP-Seq)."""
-    from ...guarantees.coefficients import ldp_epsilon
-
-    table, probs, _ = _keyed_parts(mechanism)
-    k = table.shape[0]
-    fresh = sequence_channel(mechanism, T, reuse=False)
-    reused = sequence_channel(mechanism, T, reuse=True)
-    bits = entropy_bits(probs)
-    return KeyReuse(T=T, eps_single=ldp_epsilon(mechanism),
-                    tuple_eps_fresh=ldp_epsilon(fresh), tuple_eps_reused=ldp_epsilon(reused),
-                    sample_eps_fresh=per_sample_epsilon(fresh, k, T),
-                    sample_eps_reused=per_sample_epsilon(reused, k, T),
-                    bits_fresh=T * bits, bits_reused=bits)

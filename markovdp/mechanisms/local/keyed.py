@@ -14,8 +14,8 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike, as_generator
 from ..._validation import check_int, check_probability_vector, check_reporters, check_size, fail, readonly
-from ...operators.base import IncompatibleSpaces
 from ...operators.finite import FiniteKernel
+from ...spaces import IncompatibleSpaces
 from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .entropy import entropy_bits

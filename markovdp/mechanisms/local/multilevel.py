@@ -160,33 +160,6 @@ class MultiLevelMechanism(MatrixMechanism):
         """The kernel z ↦ z + U_{j+1} mod k taking level j's view to level j+1's (j in 1..d−1)."""
         return FiniteKernel(_circulant(self.key_probs[self._check_level(j, self.d - 1)]))
 
-    def exact_epsilons(self) -> tuple[float, ...]:
-        """`ldp_epsilon` of every view (AAC-T1): equal to `eps_levels` to rounding."""
-        from ...guarantees.coefficients import ldp_epsilon
-
-        return tuple(ldp_epsilon(self.view(j)) for j in range(1, self.d + 1))
-
-    def predicted_epsilon(self, j: int, rules: tuple[str, ...] = BBGG_T1_RULES) -> float:
-        """BBGG-T1's eps for level j+1 (at delta = 0) from level j's view pushed through the added key
-        (`view(j) >> added_key(j)`, an ultra-mixing kernel): the best of `rules` via `certify`.
-
-        With every T1 rule this is tight: T1.2 at eps~(eps) = log(1 + (e^eps − 1)/delta_j(eps)) reaches the exact
-        eps_{j+1} (derived in docs SRP-ML); T1.4 alone gives log(1 + gamma (e^eps_j − 1)), gamma = 1 − b'/a'.
-
-        The rules are evaluated in floating point, where a tight one can land a few ulps below the exact eps of
-        the float matrix `view(j) >> added_key(j)` (`ldp_epsilon`); within 16 ulps of it the result is rounded
-        outward to that exact value, so it is never below it. A larger gap is returned as it is (and would show
-        as an unsound rule: the tests compare it with the exact value)."""
-        from ...guarantees.coefficients import ldp_epsilon
-        from ...guarantees.registry import certify
-
-        pipeline = self.view(j) >> self.added_key(j)
-        eps = certify(pipeline, rules=rules).epsilon(0.0)
-        exact = ldp_epsilon(pipeline)
-        if eps < exact <= eps + 16 * math.ulp(exact):
-            eps = exact
-        return eps
-
     @cached_property
     def matrix(self) -> NDArray[np.float64]:  # type: ignore[override]
         return _circulant(self._view_laws[-1])

@@ -6,7 +6,7 @@
 pruned by symmetry, since there is none: reversing t swaps a and b (E_gamma(b||a), not E_gamma(a||b)), and with
 delta0 = 0 the maps (x1, x2) and (x2, x1) differ in general (tests/test_black_box.py shows a case). Maps are
 skipped only by an exact branch and bound (`_worst_case`), which leaves every value and argmax bit-identical.
-Imported only where the enumeration runs (`canonical`), so ``import markovdp`` does not import numba.
+Imported only where the enumeration runs (`pair_maxima`), so ``import markovdp`` does not import numba.
 """
 
 from __future__ import annotations
