@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import errno
 import shlex
 import signal
 import sys
 import threading
 import time
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 
 import numpy as np
@@ -27,6 +28,9 @@ CONNECT_TIMEOUT = 10.0
 
 #: Exit codes of a run stopped by Ctrl-C (SIGINT) and by SIGTERM: 128 + the signal number.
 EXIT_INTERRUPTED, EXIT_TERMINATED = 130, 143
+#: Exit code of a run stopped from outside (scheduler or worker lost, disk full): its batches are saved,
+#: `--resume` continues it (sysexits' EX_TEMPFAIL, "try again later").
+EXIT_STOPPED = 75
 
 
 class UsageError(Exception):
@@ -38,21 +42,32 @@ class Terminated(KeyboardInterrupt):
 
 
 @contextlib.contextmanager
-def _signals_interrupt() -> Iterator[None]:
+def _signals_interrupt() -> Iterator[Callable[[], None]]:
     """SIGINT and SIGTERM raise in the main thread; after the first, both are ignored while cleaning up
-    (closing the cluster or pool), so a second Ctrl-C cannot leave workers behind or print a traceback."""
+    (closing the cluster or pool), so a second Ctrl-C cannot leave workers behind or print a traceback.
+
+    Yields ``check()``, which raises the interrupt again if it was received but its exception got lost (a
+    handler that fires inside a ``__del__`` or a weakref callback only prints "Exception ignored"): the
+    progress callbacks call it, so such an interrupt still stops the run after the chunk in hand."""
+    received: list[type[KeyboardInterrupt]] = []
+
+    def check() -> None:
+        if received:
+            raise received[0]
+
     if threading.current_thread() is not threading.main_thread():
-        yield
+        yield check
         return
 
     def stop(signum: int, frame: object) -> None:
         for s in (signal.SIGINT, signal.SIGTERM):
             signal.signal(s, signal.SIG_IGN)
-        raise Terminated if signum == signal.SIGTERM else KeyboardInterrupt
+        received.append(Terminated if signum == signal.SIGTERM else KeyboardInterrupt)
+        raise received[0]
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        yield
+        yield check
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
@@ -62,7 +77,11 @@ def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="markovdp", description=__doc__)
     sub = parser.add_subparsers(dest="command", required=True)
 
-    val = sub.add_parser("validate", help="check every registered theorem over its grid (the main job)")
+    val = sub.add_parser("validate", help="check every registered theorem over its grid (the main job)",
+                         epilog=f"exit codes: 0 all sound, 1 a violation, 2 a bad command line or a refused run, "
+                                f"{EXIT_STOPPED} stopped from outside (scheduler or worker lost, disk full: the "
+                                f"saved batches are kept, --resume continues), {EXIT_INTERRUPTED} Ctrl-C, "
+                                f"{EXIT_TERMINATED} SIGTERM.")
     val.add_argument("scenarios", nargs="*", metavar="SCENARIO", help="scenario names (default: all)")
     val.add_argument("--quick", action="store_true", help="small grids and samples (< 2 minutes)")
     val.add_argument("--samples", type=int, default=None,
@@ -76,6 +95,11 @@ def _parser() -> argparse.ArgumentParser:
     val.add_argument("--out", type=Path, default=DEFAULT_OUT, help=f"output folder (default {DEFAULT_OUT}/)")
     val.add_argument("--resume", action="store_true", help="continue an interrupted run from its checkpoints")
     val.add_argument("--fresh", action="store_true", help="delete the checkpoints of an earlier run and start over")
+    val.add_argument("--break-lock", action="store_true",
+                     help="remove a stale lock on --out (left by a run that was killed or crashed: its process is "
+                          "gone) instead of refusing to start. A run holds the lock OUT/.markovdp.lock (its PID and "
+                          "host) so that no second run reuses or deletes its live checkpoints; a lock whose process "
+                          "still runs on this host is never broken. Checkpoints are kept")
 
     sub.add_parser("list", help="list the registered scenarios (built-in and of installed packages)")
 
@@ -142,7 +166,8 @@ def _theorems(args) -> int:
 
 
 def _validate(args, console, argv) -> int:
-    from .sweeps import checkpoint_store, plan_sweep, saved_batches
+    from .sweeps import checkpoint_store, plan_sweep
+    from .sweeps.lock import OutLocked, out_lock
     from .validation import all_scenarios, get_scenario
 
     names = list(dict.fromkeys(args.scenarios)) or list(all_scenarios())  # each once, in the order given
@@ -160,30 +185,122 @@ def _validate(args, console, argv) -> int:
         raise UsageError(f"`--connect-timeout` must be a number of seconds > 0; got {args.connect_timeout}.")
     plans = [plan_sweep(s, samples=samples, seed=args.seed, quick=args.quick) for s in scenarios]
     stores = [checkpoint_store(args.out, p, args.quick) for p in plans]
-    earlier = [p.name for p, store in zip(plans, stores, strict=True) if store.exists()]
+    words = list(sys.argv[1:] if argv is None else argv)
+    command = "markovdp " + " ".join(shlex.quote(a) for a in words)
+    status = _Status(args.out, plans, _resume_command(words))
+    with _notices(console, status, dask=args.scheduler not in ("synchronous", "threads", "processes")):
+        try:
+            with out_lock(args.out, break_lock=args.break_lock, command=command):
+                return _validate_locked(args, console, argv, scenarios, plans, stores, samples, status)
+        except OutLocked as exc:  # raised only when taking the lock: nothing ran
+            raise UsageError(str(exc)) from exc
+
+
+def _validate_locked(args, console, argv, scenarios, plans, stores, samples, status) -> int:
+    """`validate` once the lock on --out is held: refuse or clear earlier checkpoints, run, report a stop."""
+    from .sweeps.executors import SchedulerLost, SchedulerUnreachable, WorkerLost
+
+    earlier = [(p.name, store.saved()) for p, store in zip(plans, stores, strict=True) if store.exists()]
     if earlier and not (args.resume or args.fresh):
-        raise UsageError(f"{args.out / '.checkpoints'} holds checkpoints of an earlier run ({', '.join(earlier)}); "
-                         f"rerun with --resume to continue it, or with --fresh to delete them and start over.")
+        listed = ", ".join(f"{name}: {n} saved batches" for name, n in earlier)
+        raise UsageError(f"{args.out / '.checkpoints'} holds checkpoints of an earlier run ({listed}); rerun with "
+                         f"--resume to continue it, or with --fresh to delete them and start over.")
     if args.fresh:
         for store in stores:
             store.clear()
     try:
-        with _signals_interrupt():
-            code = _run_scenarios(args, console, argv, scenarios, plans, samples)
+        with _signals_interrupt() as interrupted:
+            code = _run_scenarios(args, console, argv, scenarios, plans, samples, interrupted)
             for store in stores:  # only now: a resumed run reuses the scenarios that had finished
                 store.clear()
             return code
     except KeyboardInterrupt as exc:
-        saved = sum(saved_batches(args.out, p.name) for p in plans)
-        total = sum(p.n_batches_total for p in plans)
+        saved, total = status.counts()
         word, code = ("terminated", EXIT_TERMINATED) if isinstance(exc, Terminated) else \
             ("interrupted", EXIT_INTERRUPTED)
         console.print(f"{word}; {saved} of {total} batches saved; rerun with --resume", highlight=False,
                       soft_wrap=True)
         return code
+    except SchedulerUnreachable:
+        raise  # before any batch ran: a usage error (exit 2)
+    except SchedulerLost as exc:
+        return status.stopped(console, str(exc), "when the scheduler is back (or with another --scheduler), ")
+    except WorkerLost as exc:
+        return status.stopped(console, str(exc), "")
+    except OSError as exc:  # a full disk, an unwritable file: what, which file, and how to go on
+        where = f" writing {exc.filename}" if exc.filename else ""
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return status.stopped(console, f"disk full: no space left on device{where}", "free some space, then ")
+        return status.stopped(console, f"{exc.strerror or exc}{where}" if where else f"{type(exc).__name__}: {exc}",
+                              "fix that, then ")
 
 
-def _run_scenarios(args, console, argv, scenarios, plans, samples) -> int:
+class _Status:
+    """What a stopped run reports: batches saved of the total, and the command that resumes it."""
+
+    def __init__(self, out: Path, plans, resume: str) -> None:
+        self.out, self.plans, self.resume = out, plans, resume
+
+    def counts(self) -> tuple[int, int]:
+        from .sweeps import saved_batches
+
+        return (sum(saved_batches(self.out, p.name) for p in self.plans),
+                sum(p.n_batches_total for p in self.plans))
+
+    def stopped(self, console, what: str, advice: str) -> int:
+        saved, total = self.counts()
+        console.print(f"{what}; {saved} of {total} batches saved; {advice}resume with: {self.resume}",
+                      highlight=False, soft_wrap=True, markup=False)
+        return EXIT_STOPPED
+
+
+def _resume_command(words: list[str]) -> str:
+    """The command line `words` without --fresh / --break-lock (or their abbreviations) and with --resume."""
+    def dropped(word: str) -> bool:
+        return len(word) > 2 and word.startswith("--") and any(o.startswith(word) for o in ("--fresh", "--break-lock"))
+
+    kept = [w for w in words if not dropped(w)]
+    if not any(len(w) > 3 and "--resume".startswith(w) for w in kept):
+        kept.append("--resume")
+    return "markovdp " + " ".join(shlex.quote(w) for w in kept)
+
+
+@contextlib.contextmanager
+def _notices(console, status: _Status, *, dask: bool) -> Iterator[None]:
+    """During `validate`, a warning of the sweep machinery (a worker lost, a checkpoint recovered, a lock
+    broken) is one line on the console; with `dask`, its own log lines are silenced (what they report, we say)."""
+    import logging
+
+    if dask:
+        import distributed  # noqa: F401  (it configures its loggers on import: silence them after that)
+
+    class Line(logging.Handler):
+        def emit(self, record: logging.LogRecord) -> None:
+            text = record.getMessage()
+            if getattr(record, "batches_saved", False):
+                saved, total = status.counts()
+                text += f"; {saved} of {total} batches saved so far; if the run stops, resume with: {status.resume}"
+            console.print(f"warning: {text}", highlight=False, soft_wrap=True, markup=False)
+
+    ours = logging.getLogger("markovdp.sweeps")
+    quiet = [logging.getLogger(name) for name in list(logging.root.manager.loggerDict)
+             if dask and name.split(".")[0] == "distributed"]  # some set their own level and handler
+    handler = Line(logging.WARNING)
+    before = ours.propagate, [log.level for log in quiet]
+    ours.addHandler(handler)
+    ours.propagate = False
+    for log in quiet:
+        log.setLevel(logging.CRITICAL)
+    try:
+        yield
+    finally:
+        ours.removeHandler(handler)
+        ours.propagate = before[0]
+        for log, level in zip(quiet, before[1], strict=True):
+            log.setLevel(level)
+
+
+def _run_scenarios(args, console, argv, scenarios, plans, samples, interrupted) -> int:
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from .report import summary, write_report
@@ -199,7 +316,7 @@ def _run_scenarios(args, console, argv, scenarios, plans, samples) -> int:
                                                                transient=True) as progress:
         console.print(f"Scheduler: {_scheduler_text(args.scheduler, executor)}", highlight=False, soft_wrap=True)
         for scenario, plan in zip(scenarios, plans, strict=True):
-            advance = _advance(progress, scenario, plan, resume=args.resume)
+            advance = _advance(progress, scenario, plan, resume=args.resume, interrupted=interrupted)
             start = time.perf_counter()
             datasets.append(run_sweep(scenario, samples=samples, seed=args.seed, quick=args.quick,
                                       executor=executor, out=args.out, resume=args.resume, fresh=args.fresh,
@@ -230,9 +347,10 @@ def _scheduler_text(scheduler: str | None, executor) -> str:
     return f"the dask scheduler at {scheduler}, {n} worker threads"
 
 
-def _advance(progress, scenario, plan, *, resume: bool):
+def _advance(progress, scenario, plan, *, resume: bool, interrupted: Callable[[], None] | None = None):
     """The progress callback of one scenario, whose bar counts tasks: one evaluation per grid point and one
-    per (point, batch of samples); on `resume`, its first call says how many batches were reused."""
+    per (point, batch of samples); on `resume`, its first call says how many batches were reused.
+    `interrupted()` raises an interrupt that was received but lost (see `_signals_interrupt`)."""
     draws = "empty: no Monte Carlo, no samples" if getattr(scenario, "estimator", None) == "none" else \
         f"≤ {plan.batch_size} samples per side each"
     task = progress.add_task(f"{plan.name}: {len(plan.points)} grid points + {plan.n_batches_total} batches "
@@ -246,6 +364,8 @@ def _advance(progress, scenario, plan, *, resume: bool):
                                    f"checkpoints", highlight=False)
         first = False
         progress.update(task, completed=done, total=total)
+        if interrupted is not None:
+            interrupted()  # an interrupt whose exception was lost stops the run here
 
     return advance
 
@@ -294,16 +414,19 @@ def _report(args, console) -> int:
     if missing:
         raise UsageError(f"`FILE` must be a result of `markovdp validate`; {str(args.file)!r} lacks "
                          f"{', '.join(sorted(missing))}.")
+    from rich.markup import escape
     from rich.table import Table
 
     from .report import quantity, rows, value_cells, value_columns
 
-    table = Table(*value_columns(ds), "verdict",
-                  title=f"{ds.attrs['scenario']} ({ds.attrs['theory_id']}): {quantity(ds)}")
+    # The file's text is data: rich markup in it ("[link=…]", "[red]") is shown, not applied.
+    table = Table(*map(escape, value_columns(ds)), "verdict",
+                  title=escape(f"{ds.attrs['scenario']} ({ds.attrs['theory_id']}): {quantity(ds)}"))
     bad = 0
     for r in rows(ds):
         bad += r["verdict"] == "violation"
-        table.add_row(*value_cells(ds, r), r["verdict"], style="bold red" if r["verdict"] == "violation" else None)
+        table.add_row(*map(escape, value_cells(ds, r)), r["verdict"],
+                      style="bold red" if r["verdict"] == "violation" else None)
     console.print(table)
     return 1 if bad else 0
 

@@ -8,6 +8,11 @@ further ones. Values that span more than two decades go on a log axis; zeros and
 are drawn on a dotted floor line, and the legend says so; a positive bound never is (the axis reaches down to
 it). Bounds are joined by lines along x unless a coordinate indexes random inputs (`random_input_dims`).
 Tables name the unit of their value columns (`value_columns`); an infinite estimate reads ``≥ ci_low``.
+
+Text in a Dataset — attributes, names, string values — is data, never markup or a path: `markdown` escapes
+it (`_md_text`, `_md_code`), `write_report` names each PNG by a file-name-safe form of the scenario (or of
+the result file's name) that stays inside the output folder, and plots a file read from the folder with
+its ``$`` escaped (no matplotlib mathtext).
 """
 
 from __future__ import annotations
@@ -15,7 +20,9 @@ from __future__ import annotations
 import itertools
 import math
 import numbers
+import re
 import textwrap
+import unicodedata
 from collections.abc import Iterable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -49,6 +56,93 @@ def _fmt(value: float) -> str:
     if value == 0 or (1e-3 <= abs(value) < 1e4):
         return f"{value + 0.0:.4f}"
     return f"{value:.3e}"
+
+
+# -- text from files is data: Markdown escaping and safe file names ------------------------------------------
+#: What makes Markdown (GFM) markup anywhere in a line: escaped with a backslash by `_md_text`. ``<`` only
+#: where it can open a tag or an autolink (``<=`` stays as it is); ``_`` is left alone: inside a word it is no
+#: emphasis in GFM, and names such as ``pure_eps_ratio`` stay legible.
+_MD_ACTIVE = re.compile(r"([\\`*\[\]|$]|<(?=[A-Za-z/!?]))")
+#: What makes markup at the start of a line: a heading, quote, list item, rule, setext underline or code fence.
+_MD_LINE_START = re.compile(r"^(?:#{1,6}(?:\s|$)|>|[-+*](?:\s|$)|\d{1,9}[.)](?:\s|$)|([-*_=])\s*(?:\1\s*){2,}$|~~~)")
+
+
+def _one_line(text: str) -> str:
+    """`text` with control characters and line breaks as spaces: a value can never start a new block."""
+    return "".join(" " if unicodedata.category(c) in ("Cc", "Zl", "Zp") else c for c in text)
+
+
+def _md_text(value: Any) -> str:
+    """`value` as Markdown text that renders as itself: no HTML, link, image, code, math, table cell or block.
+
+    Backslash-escapes the characters that are markup inside a line (``\\ ` * [ ] | $``, and ``<`` before a
+    letter, ``/``, ``!`` or ``?``) and the marker of a heading, quote, list item, rule or fence that the text
+    starts with; control characters and line breaks become spaces.
+    """
+    text = _one_line(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)).strip()
+    text = _MD_ACTIVE.sub(r"\\\1", text)
+    if _MD_LINE_START.match(text):  # escape the character that makes the marker (a digit's '.' or ')')
+        marker = re.match(r"\d+", text)
+        at = marker.end() if marker else 0
+        text = text[:at] + "\\" + text[at:]
+    return text
+
+
+def _md_code(value: Any) -> str:
+    """`value` as a Markdown code span (rendered literally, whatever it holds): fenced by more backticks
+    than any run inside it, padded where it starts or ends with a backtick; line breaks become spaces."""
+    text = _one_line(value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value))
+    fence = "`" * (max((len(run) for run in re.findall(r"`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") or (text.startswith(" ") and text.endswith(" ")) else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def _text(value: Any, escape: Any) -> Any:
+    """An attribute or value with its text passed through `escape` (numbers and numeric arrays unchanged)."""
+    if isinstance(value, bytes):
+        value = value.decode("utf-8", "replace")
+    if isinstance(value, str):
+        return escape(value)
+    if isinstance(value, (bool, int, float, np.number, np.bool_)) or (
+            isinstance(value, np.ndarray) and value.dtype.kind in "biuf"):
+        return value
+    return escape(str(value))
+
+
+def _with_text(ds: xr.Dataset, escape: Any) -> xr.Dataset:
+    """A copy of `ds` whose text — attributes, variable and coordinate names, string values — went through
+    `escape` (numbers are untouched)."""
+    def name(n: Any) -> str:
+        return escape(str(n))
+
+    def variable(var: xr.Variable) -> tuple[tuple[str, ...], Any, dict[str, Any]]:
+        data = var.values
+        if data.dtype.kind in "OSU":
+            data = np.array([_text(v, escape) for v in data.ravel().tolist()], dtype=object).reshape(data.shape)
+        return tuple(name(d) for d in var.dims), data, {str(k): _text(v, escape) for k, v in var.attrs.items()}
+
+    coords = {name(n): variable(ds.variables[n]) for n in ds.coords}
+    data_vars = {name(n): variable(ds.variables[n]) for n in ds.data_vars}
+    return xr.Dataset(data_vars, coords=coords, attrs={str(k): _text(v, escape) for k, v in ds.attrs.items()})
+
+
+def _mathtext_escaped(text: str) -> str:
+    return text.replace("$", r"\$")
+
+
+#: The longest file-name stem of a figure (well below the 255 bytes most file systems allow).
+_STEM_MAX = 100
+
+
+def _figure_name(text: Any, taken: set[str]) -> str:
+    """A PNG file name for `text` (a scenario or result file name) that stays in the output folder and is
+    not in `taken` (which it joins): letters, digits and ``. _ + -`` only, no leading dot."""
+    stem = re.sub(r"[^A-Za-z0-9._+-]", "_", str(text)).lstrip(".")[:_STEM_MAX] or "result"
+    candidate, k = f"{stem}.png", 2
+    while candidate in taken:
+        candidate, k = f"{stem}-{k}.png", k + 1
+    taken.add(candidate)
+    return candidate
 
 
 def grid_dims(ds: xr.Dataset) -> list[str]:
@@ -507,7 +601,10 @@ def _compact_table(ds: xr.Dataset, table: list[dict[str, Any]]) -> list[str]:
 
 def markdown(ds: xr.Dataset, figure: str | None = None, *, source: str | None = None) -> str:
     """A Markdown section for one scenario: what is checked (THEORY ID), verdict counts, the figure, a
-    compact table per facet, the tightness ratio where recorded, and every grid point in a folded table."""
+    compact table per facet, the tightness ratio where recorded, and every grid point in a folded table.
+
+    Every text of `ds` is escaped (`_md_text`); `figure` (a file name) and `source` (Markdown) are the caller's."""
+    ds = _with_text(ds, _md_text)  # attributes, names and values are data: they never become markup
     counts = summary(ds)
     table = rows(ds)
     x = x_dim(ds)
@@ -568,13 +665,17 @@ def _earlier_results(out: Path, current: set[str]) -> tuple[list[tuple[Path, xr.
             with xr.open_dataset(path, engine="h5netcdf") as ds:
                 ds = ds.load()
         except (OSError, ValueError) as exc:
-            skipped.append(f"`{path.name}`: not readable as netCDF ({type(exc).__name__}).")
+            skipped.append(f"{_md_code(path.name)}: not readable as netCDF ({type(exc).__name__}).")
             continue
         if _is_result(ds):
             found.append((path, ds))
         else:
-            skipped.append(f"`{path.name}`: not a markovdp result (lacks scenario attributes or variables).")
+            skipped.append(f"{_md_code(path.name)}: not a markovdp result (lacks scenario attributes or variables).")
     return found, skipped
+
+
+def _mtime(path: Path) -> str:
+    return datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).isoformat()
 
 
 def write_report(datasets: Iterable[xr.Dataset], out: Path, command: str) -> Path:
@@ -583,6 +684,10 @@ def write_report(datasets: Iterable[xr.Dataset], out: Path, command: str) -> Pat
     The report covers every result file in `out`: the datasets of this run first, then any other
     ``*.nc`` result left in the folder by an earlier run (read from disk and marked as such, with its own
     command and creation time); ``.nc`` files that are not results are listed as skipped.
+
+    Files are written only inside `out`: each figure is named by `_figure_name` (of the scenario for this
+    run's datasets, of the file name for earlier results), never by a path taken from a file. Text read
+    from files is escaped in the Markdown and in the plots.
     """
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
@@ -590,21 +695,23 @@ def write_report(datasets: Iterable[xr.Dataset], out: Path, command: str) -> Pat
     earlier, skipped = _earlier_results(out, {str(ds.attrs.get("scenario")) for ds in datasets})
     sections = []
     total = dict.fromkeys((*VERDICTS, UNKNOWN), 0)
-    entries = [(ds, None) for ds in datasets] + [
-        (ds, f"*From an earlier run: `{path.name}`, command `{ds.attrs.get('command') or '?'}`, created "
-             f"{ds.attrs.get('created', datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).isoformat())}"
-             ".*") for path, ds in earlier]
-    for ds, source in entries:
-        figure = plot(ds, out / f"{ds.attrs['scenario']}.png").name
+    taken: set[str] = set()
+    entries = [(ds, ds, _figure_name(ds.attrs.get("scenario", ""), taken), None) for ds in datasets] + [
+        (ds, _with_text(ds, _mathtext_escaped), _figure_name(path.stem, taken),
+         f"*From an earlier run: {_md_code(path.name)}, command {_md_code(ds.attrs.get('command') or '?')}, "
+         f"created {_md_text(ds.attrs.get('created', _mtime(path)))}.*") for path, ds in earlier]
+    for ds, drawn, figure, source in entries:
+        plot(drawn, out / figure)
         sections.append(markdown(ds, figure, source=source))
         for k, v in summary(ds).items():
             total[k] += v
-    versions = sorted({str(ds.attrs.get("markovdp_version", "?")) for ds, _ in entries})
-    commits = sorted({str(ds.attrs.get("git_commit", ds.attrs.get("commit"))) for ds, _ in entries
+    versions = sorted({_md_text(ds.attrs.get("markovdp_version", "?")) for ds, *_ in entries})
+    commits = sorted({_md_text(ds.attrs.get("git_commit", ds.attrs.get("commit"))) for ds, *_ in entries
                       if "git_commit" in ds.attrs or "commit" in ds.attrs})
     head = ["# markovdp validation report", "",
-            f"Command: `{command}`. Written {datetime.now(timezone.utc).isoformat(timespec='seconds')}; markovdp "
-            f"{', '.join(versions) or '?'}" + (f", commit {', '.join(commits)}" if commits else "") + ".", "",
+            f"Command: {_md_code(command)}. Written {datetime.now(timezone.utc).isoformat(timespec='seconds')}; "
+            f"markovdp {', '.join(versions) or '?'}" + (f", commit {', '.join(commits)}" if commits else "") + ".",
+            "",
             f"Covers every result file in this folder: {len(datasets)} from this run"
             + (f", {len(earlier)} from earlier runs" if earlier else "") + ".", "",
             f"Overall: {total['ok']} ok, {total['violation']} violations, {total['not_applicable']} not applicable"

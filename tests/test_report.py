@@ -313,3 +313,97 @@ def test_table_columns_name_the_unit_of_their_values(long_name, units, column):
     ds["exact"].attrs.update(long_name=long_name, units=units)
     assert report.column_unit(ds) == column
     assert report.value_columns(ds)[2:4] == [f"bound ({column})", f"exact ({column})"]
+
+
+# -- files read from the output folder are data, never paths or markup (issue 13 §4) ----------------------------
+COMMAND = "`</details><script>alert(1)</script>` [x](http://evil.example)\n# owned"
+ALLOWED_HTML = {"<details><summary>every grid point</summary>\n", "</details>\n"}
+
+
+def _crafted(out, outside) -> dict[str, xr.Dataset]:
+    """Earlier results whose attributes try to leave `out` or to become markup (HTML, links, headings, math)."""
+    files = {
+        "up.nc": result("../../escaped"),
+        "absolute.nc": result(str(outside / "x")),
+        "markup.nc": result("<img src=x onerror=alert(1)>").assign_attrs(
+            command=COMMAND, theory_id="$\\undefinedcmd$ | <b>", description="</details>\n\n# owned\n- a list",
+            created="[click](http://evil.example)", markovdp_version="<i>1</i>").assign_coords(
+            sigma=["<b>bold</b>", "a|b"]),
+    }
+    for name, ds in files.items():
+        ds.to_netcdf(out / name, engine="h5netcdf")
+    return files
+
+
+def _tree(root) -> set:
+    return {p for p in root.rglob("*")}
+
+
+def _tokens(text: str) -> list:
+    from markdown_it import MarkdownIt
+
+    flat = []
+    for token in MarkdownIt("commonmark").enable("table").parse(text):
+        flat += [token, *(token.children or [])]
+    return flat
+
+
+def test_crafted_earlier_results_write_only_inside_out_and_are_escaped(tmp_path):
+    out, outside = tmp_path / "a" / "b" / "out", tmp_path / "elsewhere"
+    out.mkdir(parents=True)
+    outside.mkdir()
+    _crafted(out, outside)
+    before = _tree(tmp_path)
+    path = report.write_report([result("NEW")], out, "markovdp validate NEW")
+    written = _tree(tmp_path) - before
+    assert written and all(p.parent == out for p in written), sorted(written)  # nothing outside `out`
+    assert sorted(p.name for p in written) == ["NEW.png", "absolute.png", "markup.png", "report.md", "up.png"]
+    text = path.read_text()
+    tokens = _tokens(text)
+    html = [t.content for t in tokens if t.type in ("html_block", "html_inline")]
+    assert set(html) == ALLOWED_HTML and html.count("<details><summary>every grid point</summary>\n") == 4
+    assert not [t for t in tokens if t.type == "link_open"]  # no link from any file
+    assert sorted(t.attrs["src"] for t in tokens if t.type == "image") == sorted(
+        p.name for p in written if p.suffix == ".png")
+    headings = [t for t in tokens if t.type == "heading_open"]
+    assert [h.tag for h in headings] == ["h1"] + ["h2"] * 4  # no heading smuggled in by a description
+    assert not [t for t in tokens if t.type == "bullet_list_open"][1:]  # only the list of skipped files, if any
+    code = [t.content for t in tokens if t.type == "code_inline"]
+    assert COMMAND.replace("\n", " ") in code  # the command, verbatim, as code
+    texts = " ".join(t.content for t in tokens if t.type == "text")
+    for shown in ("<img src=x onerror=alert(1)>", "</details>", "# owned", "[click](http://evil.example)",
+                  "$\\undefinedcmd$ | <b>", "<b>bold</b>", "a|b", "<i>1</i>", "../../escaped"):
+        assert shown in texts, shown  # rendered as the text it is
+
+
+def test_validate_with_crafted_files_in_out_writes_only_inside_out(tmp_path, capsys):
+    out, outside = tmp_path / "out", tmp_path / "elsewhere"
+    out.mkdir()
+    outside.mkdir()
+    _crafted(out, outside)
+    before = _tree(tmp_path)
+    assert main(["validate", "AAC-phi", "--quick", "--samples", "200", "--scheduler", "synchronous",
+                 "--out", str(out)]) == 0
+    assert all(p.parent == out for p in _tree(tmp_path) - before)
+    assert not list(outside.iterdir()) and not (tmp_path / "escaped.png").exists()
+
+
+def test_md_text_and_md_code_leave_plain_text_alone_and_quote_the_rest():
+    for plain in ("BBGG-T1.3", "markovdp validate --quick", "RDP of M >> K / RDP of M", "pure_eps_ratio", "eps=0.5",
+                  "0.1.0", "exact delta <= certified delta", "-1.5", "#3"):
+        assert report._md_text(plain) == plain
+        assert report._md_code(plain) == f"`{plain}`"
+    assert report._md_code("a ``b`` c") == "```a ``b`` c```"
+    assert report._md_code("`x") == "`` `x ``"
+    assert report._md_text("line\nbreak") == "line break"
+    assert report._md_text("1. first") == "1\\. first" and report._md_text("- item") == "\\- item"
+    assert report._md_text("<b>") == "\\<b>" and report._md_text("a|b") == "a\\|b"
+
+
+def test_the_report_command_shows_rich_markup_from_a_file_as_text(tmp_path, capsys):
+    path = tmp_path / "crafted.nc"
+    result("[red]TOY[/red]").assign_coords(sigma=["[link=http://evil.example]x[/link]", "[bold]y"]).to_netcdf(
+        path, engine="h5netcdf")
+    assert main(["report", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "[red]TOY[/red]" in out and "[link=http://evil.example]x[/link]" in out and "[bold]y" in out

@@ -27,6 +27,7 @@ from markovdp.sweeps import (
     DaskExecutor,
     SchedulerUnreachable,
     open_executor,
+    plan_sweep,
     run_sweep,
     saved_batches,
     verdict,
@@ -410,3 +411,98 @@ def test_a_result_arriving_after_cancel_is_dropped_quietly():
     for fn in task.callbacks + other.callbacks:
         fn(task if fn in task.callbacks else other)  # raises InvalidStateError without the guard
     assert cancelled.cancelled() and kept.result() == 7
+
+
+# -- a chunk saved without its manifest entry; manifests and chunks are data, never paths (issue 13 §4) ----------
+def _drop_last_entry(store: Path) -> str:
+    """Undo the manifest write of the last saved chunk: what a hard kill between the two writes leaves."""
+    manifest = json.loads((store / "manifest.json").read_text())
+    last = max(manifest["files"], key=lambda name: (store / name).stat().st_mtime_ns)
+    del manifest["files"][last]
+    (store / "manifest.json").write_text(json.dumps(manifest))
+    return last
+
+
+def test_a_chunk_without_its_manifest_entry_is_verified_and_adopted_on_resume(tmp_path, reference, caplog):
+    store = _interrupted_run(tmp_path)
+    saved = saved_batches(tmp_path, "TOY")
+    orphan = _drop_last_entry(store)
+    assert saved_batches(tmp_path, "TOY") < saved
+    seen = []
+    with caplog.at_level(logging.WARNING, logger="markovdp.sweeps"):
+        ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True,
+                       progress=lambda done, total: seen.append(done))
+    assert seen[0] == saved  # its batches were reused, not run again
+    assert any(f"recovered {store / orphan}" in r.getMessage() for r in caplog.records)
+    xr.testing.assert_identical(ds, reference)
+
+
+@pytest.mark.parametrize("case", ["other seed", "misnamed", "listed twice"])
+def test_an_unlisted_chunk_that_is_not_this_runs_is_refused_saying_what_fresh_deletes(tmp_path, case):
+    store = _interrupted_run(tmp_path)
+    if case == "listed twice":  # named by a task not saved yet, but also holding a task a listed chunk holds
+        source = sorted(store.glob("chunk-*.npz"))[0]
+        with np.load(source) as data:
+            arrays = dict(data)
+        saved_tasks = set()
+        for path in store.glob("chunk-*.npz"):
+            with np.load(path) as data:
+                saved_tasks |= set(zip(data["point_key"].tolist(), data["batch"].tolist(), strict=True))
+        key, batch = int(arrays["point_key"][0]), int(arrays["batch"][0])
+        assert batch < 4  # a full batch of 500: its counts fit any other full batch
+        keys = plan_sweep(SCENARIO, samples=SAMPLES, seed=SEED).keys.tolist()
+        first = next((k, 0) for k in keys if (k, 0) not in saved_tasks)
+        m = int(arrays["cells"][0])
+        counts = arrays["counts"][:, :m]
+        chunk = store / f"chunk-{first[0]:016x}-{first[1]:08d}.npz"
+        np.savez(chunk, point_key=np.array([first[0], key], dtype=np.uint64), batch=np.array([first[1], batch]),
+                 present=np.array([True, True]), counts=np.concatenate([counts, counts], axis=1),
+                 cells=np.array([m, m]), run=arrays["run"])
+        match = "that another checkpoint holds too"
+    else:
+        other = tmp_path / "other"
+        with pytest.raises(Killed):
+            run_sweep(SCENARIO, samples=SAMPLES, seed=SEED + (case == "other seed"), executor="synchronous",
+                      out=other, chunk_size=7, progress=kill_after(15))
+        source = next(p for p in sorted((other / CHECKPOINT_DIR / "TOY").glob("chunk-*.npz"))
+                      if not (store / p.name).exists())  # a name this run has not used
+        chunk = store / (source.name if case == "other seed" else "chunk-0000000000000000-00000000.npz")
+        chunk.write_bytes(source.read_bytes())
+        match = "made by a run with other settings" if case == "other seed" else "does not match its first task"
+    saved = saved_batches(tmp_path, "TOY")
+    with pytest.raises(ValueError, match=match) as info:
+        run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True)
+    message = str(info.value)
+    named = f"{chunk} holds a task" if case == "listed twice" else f"the checkpoint {chunk} is not listed in"
+    assert named in message
+    assert f"move {chunk} out of {store} to run only its batches again" in message
+    assert f"--fresh (fresh=True) to delete all {saved} saved batches of this scenario" in message
+    assert chunk.exists() and saved_batches(tmp_path, "TOY") == saved  # refused, nothing deleted
+    chunk.unlink()  # as the message says: then the resume goes on
+    run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True)
+
+
+def test_a_manifest_entry_that_is_a_path_is_refused_and_never_read(tmp_path):
+    store = _interrupted_run(tmp_path)
+    outside = tmp_path / "outside.npz"
+    outside.write_bytes(b"never read")
+    manifest = json.loads((store / "manifest.json").read_text())
+    name = sorted(manifest["files"])[0]
+    entry = manifest["files"].pop(name)
+    manifest["files"]["../../outside.npz"] = {**entry, "sha256": hashlib.sha256(b"never read").hexdigest()}
+    (store / name).unlink()
+    (store / "manifest.json").write_text(json.dumps(manifest))
+    with pytest.raises(ValueError, match=r"lists '\.\./\.\./outside\.npz', which is not a checkpoint of this folder"):
+        run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True)
+    assert outside.read_bytes() == b"never read"
+
+
+def test_a_listed_chunk_that_is_missing_runs_again(tmp_path, reference, caplog):
+    store = _interrupted_run(tmp_path)
+    missing = sorted(store.glob("chunk-*.npz"))[0]
+    missing.unlink()  # e.g. moved away, as a refusal suggests for a damaged chunk
+    with caplog.at_level(logging.WARNING, logger="markovdp.sweeps"):
+        ds = run_sweep(SCENARIO, samples=SAMPLES, seed=SEED, executor="synchronous", out=tmp_path, resume=True)
+    assert any(f"the checkpoint {missing} listed in" in r.getMessage() and "run again" in r.getMessage()
+               for r in caplog.records)
+    xr.testing.assert_identical(ds, reference)

@@ -19,11 +19,14 @@ from .engine import EstimateLike, SweepScenario, checkpoint_store, run_sweep, ve
 from .executors import (
     LOCAL_SCHEDULERS,
     DaskExecutor,
+    SchedulerLost,
     SchedulerUnreachable,
     SynchronousExecutor,
+    WorkerLost,
     open_executor,
     worker_count,
 )
+from .lock import OutLocked, out_lock
 from .plan import SweepPlan, plan_sweep
 from .provenance import git_commit, markovdp_version
 from .verdict import FLAG_MEANINGS, FLAG_VALUES, NOT_APPLICABLE, OK, VIOLATION, verdict
@@ -39,7 +42,10 @@ __all__ = [
     "CheckpointStore",
     "CheckpointsExist",
     "EstimateLike",
+    "OutLocked",
+    "SchedulerLost",
     "SchedulerUnreachable",
+    "WorkerLost",
     "SweepPlan",
     "SweepScenario",
     "SynchronousExecutor",
@@ -50,6 +56,7 @@ __all__ = [
     "markovdp_version",
     "DaskExecutor",
     "open_executor",
+    "out_lock",
     "point_key",
     "plan_sweep",
     "run_sweep",

@@ -22,7 +22,8 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
 
     Write the whole file to the yielded path (``tmp.write_bytes``, ``ds.to_netcdf(tmp)``,
     ``fig.savefig(tmp, format="png")``). On an exception the temporary file is removed and `path` is
-    untouched. The parent folder is created if needed.
+    untouched. The parent folder is created if needed. An `OSError` without a file name (a full disk
+    reported on an open handle) is raised again naming `path`.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -32,5 +33,9 @@ def atomic_write(path: str | os.PathLike[str]) -> Iterator[Path]:
         with open(tmp, "rb+") as fh:  # the writer may have closed its handle: reopen to flush to disk
             os.fsync(fh.fileno())
         os.replace(tmp, path)
+    except OSError as exc:
+        if exc.filename is None and exc.errno is not None:  # a full disk seen on an open handle: name the file
+            raise type(exc)(exc.errno, exc.strerror, str(path)) from exc
+        raise
     finally:
         tmp.unlink(missing_ok=True)

@@ -1,11 +1,19 @@
 """Checkpoints of finished Monte Carlo batches, so an interrupted sweep resumes where it stopped.
 
 Layout: ``<out>/.checkpoints/<scenario name>/`` holds ``manifest.json`` — what the batches were computed
-with, and the sha256 and task count of every chunk file — and one ``chunk-*.npz`` per finished chunk: the
-counts of each (grid point, batch) task, the point addressed by value (`point_key`) so a checkpoint never
-depends on grid order. A resumed run refuses, naming the file, any chunk whose checksum differs from the
-manifest's or that the manifest does not list (tampered, foreign, or copied from another run). Every file
+with, and the sha256 and task count of every chunk file — and one ``chunk-<point key>-<batch>.npz`` per
+finished chunk: the counts of each (grid point, batch) task, the point addressed by value (`point_key`) so
+a checkpoint never depends on grid order, and the run it belongs to (the manifest's settings). Every file
 is written with `atomic_write`; checkpoint files never end in ``.nc`` (only final results do).
+
+A chunk and its manifest entry are written with SIGINT/SIGTERM held (`signals_deferred`, whichever thread
+the signal reaches), so an interrupt lands before both or after both. A hard kill (SIGKILL, power loss)
+between the two leaves a complete chunk without its entry: a resumed run verifies such a chunk — its name,
+its run, its tasks inside the grid and not saved twice, counts that add up to the batch sizes — and
+adopts it. A resumed run refuses, naming the file, a listed chunk whose checksum differs from the
+manifest's and any unlisted chunk that fails that check (tampered, foreign, or copied from another run).
+Manifest entries are names of chunk files, never paths: anything else is refused. Deleting a scenario's
+checkpoints renames the folder away first, so it is never left half deleted.
 """
 
 from __future__ import annotations
@@ -13,11 +21,12 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import logging
 import os
+import re
+import secrets
 import shutil
-import signal
-import threading
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +34,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .atomic import atomic_write
+from .interrupts import signals_deferred
 
 __all__ = ["CHECKPOINT_DIR", "CheckpointStore", "CheckpointsExist", "saved_batches"]
 
@@ -32,6 +42,11 @@ __all__ = ["CHECKPOINT_DIR", "CheckpointStore", "CheckpointsExist", "saved_batch
 CHECKPOINT_DIR = ".checkpoints"
 
 _MANIFEST = "manifest.json"
+#: The only file names a manifest may list (what `CheckpointStore.save` writes); never a path.
+_CHUNK = re.compile(r"chunk-[0-9a-f]{16}-[0-9]{8}\.npz")
+#: Folders being deleted (renamed away first, so a checkpoint is never half deleted).
+_DELETING = ".deleting-"
+_log = logging.getLogger("markovdp.sweeps")
 _FORMAT = 3  # 3: the counts of a chunk side by side with their cell counts (points may differ in m)
 # The fields that must match for a checkpoint to be resumed, in the order they are reported.
 _MUST_MATCH = ("scenario", "seed", "samples", "batch_size", "quick", "markovdp_version")
@@ -65,20 +80,6 @@ def _sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-@contextlib.contextmanager
-def _signals_deferred() -> Iterator[None]:
-    """Hold SIGINT/SIGTERM while a chunk and its manifest entry are written, so neither lands alone."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
-
-
 class CheckpointStore:
     """The checkpoints of one scenario's sweep under ``<out>/.checkpoints/<name>/``.
 
@@ -94,14 +95,26 @@ class CheckpointStore:
         self.manifest: dict[str, Any] = {"format": _FORMAT, **{k: manifest[k] for k in _MUST_MATCH},
                                          "files": {}}
 
+    @property
+    def run(self) -> str:
+        """The settings every chunk records (JSON): what an unlisted chunk must share to be adopted."""
+        return json.dumps({k: self.manifest[k] for k in ("format", *_MUST_MATCH)}, sort_keys=True)
+
     def exists(self) -> bool:
         """Whether an earlier run left checkpoints of this scenario."""
         return self.directory.exists() and any(self.directory.iterdir())
 
+    def saved(self) -> int:
+        """(point, batch) tasks the manifest on disk records as saved."""
+        return saved_batches(self.directory.parent.parent, self.directory.name)
+
     # -- starting ---------------------------------------------------------------------------------
-    def start(self, *, resume: bool, fresh: bool, point_index: Mapping[int, int],
-              n_batches: int) -> list[TaskCounts]:
+    def start(self, *, resume: bool, fresh: bool, point_index: Mapping[int, int], n_batches: int,
+              batch_samples: Callable[[int], int] | None = None) -> list[TaskCounts]:
         """Prepare the directory; with `resume`, return the finished tasks found there.
+
+        ``batch_samples(b)`` is the number of samples per side of batch b: the counts of every resumed
+        task must add up to it (None: not checked).
 
         Raises
         ------
@@ -110,17 +123,22 @@ class CheckpointStore:
         ValueError
             If `resume` and the checkpoint was made with a different seed, sample count, batch size,
             scenario, quick flag or markovdp version, a chunk file is not the one the manifest
-            records (checksum), or a chunk holds tasks outside this sweep.
+            records (checksum), an unlisted chunk is not one of this run's, or a chunk holds tasks
+            outside this sweep, twice, or with counts that do not add up.
         """
         found: list[TaskCounts] = []
         if self.exists() and not (resume or fresh):
             raise CheckpointsExist(
                 f"scenario {self.manifest['scenario']!r} has checkpoints of an earlier run in {self.directory}; "
-                f"pass --resume (resume=True) to continue it or --fresh (fresh=True) to delete them and "
-                f"start over.")
-        if resume and not fresh and (self.directory / _MANIFEST).exists():
-            files = self._check_manifest()
-            found = self._load(files, point_index, n_batches)
+                f"pass --resume (resume=True) to continue it, or --fresh (fresh=True) to delete them (its "
+                f"{self.saved()} saved batches) and start over.")
+        if resume and not fresh and self.exists():
+            files, orphans = self._check_manifest()
+            seen: set[tuple[int, int]] = set()
+            for name in sorted(files):
+                found += self._tasks(self.directory / name, point_index, n_batches, batch_samples, seen)
+            for chunk in orphans:
+                found += self._adopt(chunk, files, point_index, n_batches, batch_samples, seen)
             self.manifest["files"] = files
         else:
             self.clear()
@@ -128,12 +146,17 @@ class CheckpointStore:
         self._write_manifest()
         return found
 
-    def _refuse(self, what: str) -> ValueError:
-        return ValueError(f"cannot resume scenario {self.manifest['scenario']!r}: {what}; rerun with --fresh "
-                          f"(fresh=True) to delete the checkpoints and start over.")
+    def _refuse(self, what: str, culprit: Path | None = None) -> ValueError:
+        one = (f"move {culprit} out of {self.directory} to run only its batches again, or " if culprit else "")
+        return ValueError(f"cannot resume scenario {self.manifest['scenario']!r}: {what}; {one}rerun with --fresh "
+                          f"(fresh=True) to delete all {self.saved()} saved batches of this scenario and start over.")
 
-    def _check_manifest(self) -> dict[str, Any]:
+    def _check_manifest(self) -> tuple[dict[str, Any], list[Path]]:
+        """The manifest's entries (checked: settings, names, checksums) and the chunks it does not list."""
         path = self.directory / _MANIFEST
+        chunks = sorted(self.directory.glob("chunk-*"))
+        if not path.exists():  # removed by hand: every chunk is checked on its own
+            return {}, chunks
         try:
             old = json.loads(path.read_text())
             files = dict(old["files"])
@@ -143,36 +166,81 @@ class CheckpointStore:
                  for key in ("format", *_MUST_MATCH) if old.get(key) != self.manifest[key]]
         if diffs:
             raise self._refuse(f"its checkpoints in {self.directory} were made with {', '.join(diffs)}")
-        for chunk in sorted(self.directory.glob("chunk-*")):
+        for name, entry in files.items():  # names of files in this folder, never paths
+            if not (isinstance(name, str) and _CHUNK.fullmatch(name) and isinstance(entry, dict)):
+                raise self._refuse(f"{path} lists {name!r}, which is not a checkpoint of this folder (a damaged or "
+                                   f"tampered manifest)")
+        orphans = []
+        for chunk in chunks:
             entry = files.get(chunk.name)
-            if not isinstance(entry, dict):
-                raise self._refuse(f"the checkpoint {chunk} is not listed in {path} (foreign, or left by a kill "
-                                   f"mid-write)")
-            if _sha256(chunk) != entry.get("sha256"):
+            if entry is None:
+                orphans.append(chunk)
+            elif chunk.is_symlink() or not chunk.is_file() or _sha256(chunk) != entry.get("sha256"):
                 raise self._refuse(f"the checkpoint {chunk} does not match its sha256 in {path} (tampered or "
-                                   f"damaged)")
-        for name in files:
-            if not (self.directory / name).is_file():
-                raise self._refuse(f"the checkpoint {self.directory / name} listed in {path} is missing")
-        return files
+                                   f"damaged)", chunk)
+        for name in [n for n in files if not (self.directory / n).is_file()]:
+            _log.warning("the checkpoint %s listed in %s is missing: its %s batches run again",
+                         self.directory / name, path, files[name].get("tasks", "?"))
+            del files[name]
+        return files, orphans
 
-    def _load(self, files: Mapping[str, Any], point_index: Mapping[int, int], n_batches: int) -> list[TaskCounts]:
+    def _read(self, path: Path) -> dict[str, NDArray[Any]]:
+        try:
+            with np.load(path, allow_pickle=False) as data:
+                return {k: data[k] for k in data.files}
+        except Exception as exc:  # a foreign file: zipfile, EOF, key and value errors
+            raise self._refuse(f"the checkpoint {path} is unreadable ({type(exc).__name__}: {exc})", path) from exc
+
+    def _tasks(self, path: Path, point_index: Mapping[int, int], n_batches: int,
+               batch_samples: Callable[[int], int] | None, seen: set[tuple[int, int]],
+               data: dict[str, NDArray[Any]] | None = None) -> list[TaskCounts]:
+        """The tasks of chunk `path`, each checked: inside the grid, not saved twice, counts that add up."""
+        data = self._read(path) if data is None else data
+        try:
+            keys, batches, present, counts, cells = (data["point_key"], data["batch"], data["present"],
+                                                     data["counts"], data["cells"])
+            rows = iter(np.split(counts, np.cumsum(cells)[:-1], axis=1) if cells.size else [])
+            listed = list(zip(keys.tolist(), batches.tolist(), present.tolist(), strict=True))
+        except Exception as exc:  # a foreign file with a forged checksum: missing arrays, wrong shapes
+            raise self._refuse(f"the checkpoint {path} is unreadable ({type(exc).__name__}: {exc})", path) from exc
         found: list[TaskCounts] = []
-        for name in sorted(files):
-            path = self.directory / name
-            try:
-                with np.load(path, allow_pickle=False) as data:
-                    keys, batches, present, counts, cells = (data["point_key"], data["batch"], data["present"],
-                                                             data["counts"], data["cells"])
-                rows = iter(np.split(counts, np.cumsum(cells)[:-1], axis=1) if cells.size else [])
-            except Exception as exc:  # a foreign file with a forged checksum: zipfile, EOF, key and value errors
-                raise self._refuse(f"the checkpoint {path} is unreadable ({type(exc).__name__}: {exc})") from exc
-            for key, batch, has in zip(keys.tolist(), batches.tolist(), present.tolist(), strict=True):
-                if key not in point_index or not 0 <= batch < n_batches:
-                    raise self._refuse(f"{path} holds a task (point key {key:#018x}, batch {batch}) outside this "
-                                       f"sweep's grid of {len(point_index)} points x {n_batches} batches")
-                found.append((point_index[key], batch, next(rows) if has else None))
+        for key, batch, has in listed:
+            if key not in point_index or not 0 <= batch < n_batches:
+                raise self._refuse(f"{path} holds a task (point key {key:#018x}, batch {batch}) outside this "
+                                   f"sweep's grid of {len(point_index)} points x {n_batches} batches", path)
+            task = (point_index[key], batch)
+            if task in seen:
+                raise self._refuse(f"{path} holds a task (point key {key:#018x}, batch {batch}) that another "
+                                   f"checkpoint holds too", path)
+            seen.add(task)
+            c = next(rows, None) if has else None
+            if has and (c is None or (batch_samples is not None
+                                      and not np.all(np.asarray(c).sum(axis=-1) == batch_samples(batch)))):
+                raise self._refuse(f"the counts of batch {batch} of point key {key:#018x} in {path} do not add "
+                                   f"up to its samples per side (a damaged or foreign checkpoint)", path)
+            found.append((*task, c))
         return found
+
+    def _adopt(self, chunk: Path, files: dict[str, Any], point_index: Mapping[int, int], n_batches: int,
+               batch_samples: Callable[[int], int] | None, seen: set[tuple[int, int]]) -> list[TaskCounts]:
+        """Verify a chunk the manifest does not list (saved just before a hard kill) and list it, or refuse."""
+        manifest = self.directory / _MANIFEST
+        data = self._read(chunk) if _CHUNK.fullmatch(chunk.name) and chunk.is_file() and not chunk.is_symlink() \
+            else None
+        if data is None:
+            why = "not a checkpoint file"
+        elif "run" not in data or str(data["run"]) != self.run:
+            why = "made by a run with other settings, or by an older markovdp"
+        elif data["point_key"].size == 0 or chunk.name != _chunk_name(data["point_key"][0], data["batch"][0]):
+            why = "its name does not match its first task"
+        else:
+            tasks = self._tasks(chunk, point_index, n_batches, batch_samples, seen, data)
+            files[chunk.name] = {"sha256": _sha256(chunk), "tasks": len(tasks)}
+            _log.warning("recovered %s: %d finished batches saved without their manifest entry (the run was "
+                         "killed between the two writes)", chunk, len(tasks))
+            return tasks
+        raise self._refuse(f"the checkpoint {chunk} is not listed in {manifest} and is not one of this run's "
+                           f"({why})", chunk)
 
     # -- saving and clearing ----------------------------------------------------------------------
     def _write_manifest(self) -> None:
@@ -180,7 +248,8 @@ class CheckpointStore:
             tmp.write_bytes(json.dumps(self.manifest, indent=1, sort_keys=True).encode())
 
     def save(self, tasks: Iterable[TaskCounts], point_keys: NDArray[np.uint64]) -> None:
-        """Save one finished chunk and record its sha256 in the manifest (each file atomically)."""
+        """Save one finished chunk and record its sha256 in the manifest (each file atomically; an interrupt
+        that arrives meanwhile, in any thread, takes effect after both)."""
         tasks = list(tasks)
         if not tasks:
             return
@@ -193,15 +262,27 @@ class CheckpointStore:
         keys = np.array([point_keys[p] for p, _, _ in tasks], dtype=np.uint64)
         batches = np.array([b for _, b, _ in tasks], dtype=np.int64)
         # A resumed run only recomputes missing tasks, so a chunk's first task names it uniquely.
-        path = self.directory / f"chunk-{int(keys[0]):016x}-{int(batches[0]):08d}.npz"
-        with _signals_deferred():
+        path = self.directory / _chunk_name(keys[0], batches[0])
+        with signals_deferred():
             with atomic_write(path) as tmp, open(tmp, "wb") as fh:
-                np.savez(fh, point_key=keys, batch=batches, present=present, counts=counts, cells=cells)
+                np.savez(fh, point_key=keys, batch=batches, present=present, counts=counts, cells=cells,
+                         run=np.array(self.run))
             self.manifest["files"][path.name] = {"sha256": _sha256(path), "tasks": len(tasks)}
             self._write_manifest()
 
     def clear(self) -> None:
-        """Remove this scenario's checkpoints (and ``.checkpoints`` itself once empty)."""
-        shutil.rmtree(self.directory, ignore_errors=True)
+        """Remove this scenario's checkpoints (and ``.checkpoints`` itself once empty).
+
+        The folder is first renamed away (atomic), so an interrupt leaves it whole or gone, never half deleted.
+        """
+        parent = self.directory.parent
+        with signals_deferred(), contextlib.suppress(FileNotFoundError):
+            os.rename(self.directory, parent / f"{_DELETING}{self.directory.name}-{secrets.token_hex(4)}")
+        for trash in parent.glob(f"{_DELETING}*") if parent.is_dir() else ():
+            shutil.rmtree(trash, ignore_errors=True)
         with contextlib.suppress(OSError):  # other scenarios' checkpoints are still there, or it never existed
-            self.directory.parent.rmdir()
+            parent.rmdir()
+
+
+def _chunk_name(key: Any, batch: Any) -> str:
+    return f"chunk-{int(key):016x}-{int(batch):08d}.npz"

@@ -11,6 +11,7 @@ resumed sweep equals an uninterrupted one.
 from __future__ import annotations
 
 import concurrent.futures as cf
+import contextlib
 import json
 import os
 from collections.abc import Callable
@@ -26,10 +27,10 @@ from .checkpoint import CheckpointStore
 from .dataset import write_dataset
 from .execute import execute
 from .executors import check_scheduler, open_executor
+from .lock import out_lock
 from .plan import SweepPlan, plan_sweep
 from .provenance import git_commit, markovdp_version
 from .reduce import reduce_sweep, verdict_confidence
-from .tasks import where
 
 __all__ = ["EstimateLike", "SweepScenario", "run_sweep", "verdict_confidence"]
 
@@ -107,6 +108,7 @@ def run_sweep(
     resume: bool = False,
     fresh: bool = False,
     keep_checkpoints: bool = False,
+    break_lock: bool = False,
     chunk_size: int | None = None,
     n_points_total: int | None = None,
     progress: Callable[[int, int], Any] | None = None,
@@ -127,6 +129,8 @@ def run_sweep(
     fresh : delete this scenario's checkpoints under `out` and start over.
     keep_checkpoints : keep the checkpoints after the result is written (a multi-scenario run clears
         them once every scenario is done, so a resumed run reuses finished scenarios too).
+    break_lock : remove a stale lock on `out` (its process is gone) instead of refusing to run. The run
+        holds the lock ``<out>/.markovdp.lock`` throughout (`markovdp.sweeps.lock`).
     chunk_size : (point, batch) tasks per submitted chunk; default about four chunks per worker (<= 64).
         Never changes the result.
     n_points_total : grid points in the whole run (several scenarios), for the verdict level
@@ -144,12 +148,17 @@ def run_sweep(
     ------
     CheckpointsExist
         If `out` holds checkpoints of this scenario and neither `resume` nor `fresh` is given.
+    OutLocked
+        If another run holds the lock on `out`, or a stale lock is there and `break_lock` is False.
     ValueError
         For ``samples < 1``, a bad chunk size, ``resume`` without ``out``, or checkpoints made with
         other settings (seed, samples, batch size, scenario, quick flag, markovdp version), or files
         that do not match the manifest's checksums.
     SchedulerUnreachable
         If `executor` is an address no scheduler answers at.
+    SchedulerLost, WorkerLost
+        If the scheduler, or workers the run cannot do without, are lost mid-run (the finished batches
+        stay checkpointed under `out`; ``resume=True`` continues).
     """
     if out is not None and not isinstance(out, (str, os.PathLike)):
         raise TypeError(f"`out` must be None or a directory path (str or os.PathLike); got {type(out).__name__}.")
@@ -163,8 +172,8 @@ def run_sweep(
         with open_executor(executor) as opened:
             return run_sweep(scenario, samples=samples, seed=seed, quick=quick, executor=opened, out=out,
                              resume=resume, fresh=fresh, keep_checkpoints=keep_checkpoints,
-                             chunk_size=chunk_size, n_points_total=n_points_total, progress=progress,
-                             command=command)
+                             break_lock=break_lock, chunk_size=chunk_size, n_points_total=n_points_total,
+                             progress=progress, command=command)
     if not isinstance(executor, cf.Executor):
         raise TypeError(f"`executor` must be a concurrent.futures.Executor, a scheduler name or address, or None; "
                         f"got {type(executor).__name__}.")
@@ -173,15 +182,18 @@ def run_sweep(
     if resume and out is None:
         raise ValueError("`resume=True` needs `out`, the directory that holds the checkpoints.")
     plan = plan_sweep(scenario, samples=samples, seed=seed, quick=quick, n_points_total=n_points_total)
-    store = None if out is None else checkpoint_store(out, plan, quick)
-    counts = {} if store is None else _reused(scenario, plan, store, resume=resume, fresh=fresh)
-    evaluations = execute(scenario, plan, executor, counts, store=store, chunk_size=chunk_size, progress=progress)
-    ds = reduce_sweep(scenario, plan, evaluations, counts)
-    ds.attrs.update(_attributes(scenario, plan, quick, command))
-    if out is not None and store is not None:
-        write_dataset(ds, Path(out) / f"{plan.name}.nc")
-        if not keep_checkpoints:
-            store.clear()
+    lock = contextlib.nullcontext() if out is None else out_lock(out, break_lock=break_lock, command=command)
+    with lock:
+        store = None if out is None else checkpoint_store(out, plan, quick)
+        counts = {} if store is None else _reused(plan, store, resume=resume, fresh=fresh)
+        evaluations = execute(scenario, plan, executor, counts, store=store, chunk_size=chunk_size,
+                              progress=progress)
+        ds = reduce_sweep(scenario, plan, evaluations, counts)
+        ds.attrs.update(_attributes(scenario, plan, quick, command))
+        if out is not None and store is not None:
+            write_dataset(ds, Path(out) / f"{plan.name}.nc")
+            if not keep_checkpoints:
+                store.clear()
     return ds
 
 
@@ -192,18 +204,11 @@ def checkpoint_store(out: str | os.PathLike[str], plan: SweepPlan, quick: bool) 
                                  "markovdp_version": markovdp_version()})
 
 
-def _reused(scenario: Any, plan: SweepPlan, store: CheckpointStore, *, resume: bool,
+def _reused(plan: SweepPlan, store: CheckpointStore, *, resume: bool,
             fresh: bool) -> dict[tuple[int, int], NDArray[np.int64] | None]:
-    counts: dict[tuple[int, int], NDArray[np.int64] | None] = {}
-    for i, b, c in store.start(resume=resume, fresh=fresh, point_index=plan.point_index(),
-                               n_batches=plan.n_batches):
-        n_b = plan.batch_samples(b)
-        if c is not None and not np.all(np.asarray(c).sum(axis=-1) == n_b):
-            raise ValueError(f"cannot resume {where(scenario, plan.points[i])}: the checkpointed counts of batch "
-                             f"{b} do not add up to its {n_b} samples per side (a damaged or foreign "
-                             f"checkpoint in {store.directory}); rerun with --fresh (fresh=True) to discard it.")
-        counts[(i, b)] = c
-    return counts
+    found = store.start(resume=resume, fresh=fresh, point_index=plan.point_index(), n_batches=plan.n_batches,
+                        batch_samples=plan.batch_samples)
+    return {(i, b): c for i, b, c in found}
 
 
 def _attributes(scenario: Any, plan: SweepPlan, quick: bool, command: str) -> dict[str, Any]:

@@ -17,11 +17,14 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .checkpoint import CheckpointStore
-from .executors import worker_count
+from .executors import WorkerLost, worker_count
 from .plan import SweepPlan
 from .tasks import EvaluateChunk, run_chunk
 
 __all__ = ["completed", "execute"]
+
+#: Seconds the consumer waits for a result before it lets Python run pending signal handlers.
+SLICE = 0.2
 
 
 def completed(executor: cf.Executor, fn: Callable[[Any], Any], items: Sequence[Any],
@@ -29,7 +32,7 @@ def completed(executor: cf.Executor, fn: Callable[[Any], Any], items: Sequence[A
     """Yield ``(i, fn(items[i]))`` in completion order, with at most `window` items submitted at once.
 
     Closing the iterator early (an exception in the consumer, an interrupt) cancels what has not
-    started; a task's exception is re-raised here.
+    started; a task's exception is re-raised here, a broken pool as `WorkerLost`.
     """
     queue = iter(enumerate(items))
     pending: dict[cf.Future[Any], int] = {}
@@ -41,9 +44,16 @@ def completed(executor: cf.Executor, fn: Callable[[Any], Any], items: Sequence[A
     try:
         top_up()
         while pending:
-            future = next(cf.as_completed(pending))
+            done: set[cf.Future[Any]] = set()
+            while not done:  # in slices: a signal that reached another thread is handled here within SLICE s
+                done, _ = cf.wait(pending, timeout=SLICE, return_when=cf.FIRST_COMPLETED)
+            future = min(done, key=pending.__getitem__)
             i = pending.pop(future)
-            yield i, future.result()
+            try:
+                result = future.result()
+            except cf.BrokenExecutor as exc:  # a pool process died (killed, out of memory): the pool is unusable
+                raise WorkerLost("a worker process of the pool died (killed, or out of memory)") from exc
+            yield i, result
             top_up()
     finally:
         for future in pending:

@@ -12,6 +12,11 @@
 
 The executor only decides *where* a task runs; what it computes depends on the task alone, so every
 executor gives bit-identical sweeps. Tasks must be picklable top-level functions (or partials of them).
+
+Failures of the machinery, not of a task, are named: a lost connection to the scheduler is `SchedulerLost`
+(not a bare ``CancelledError``), a task that killed its workers (dask's ``KilledWorker``) or a dead pool
+process (``BrokenProcessPool``, raised by `markovdp.sweeps.execute.completed`) is `WorkerLost`. A dask worker
+lost while the others carry on is logged once as a warning on the ``markovdp.sweeps`` logger.
 """
 
 from __future__ import annotations
@@ -33,8 +38,10 @@ from .._validation import check_positive
 __all__ = [
     "LOCAL_SCHEDULERS",
     "DaskExecutor",
+    "SchedulerLost",
     "SchedulerUnreachable",
     "SynchronousExecutor",
+    "WorkerLost",
     "open_executor",
     "worker_count",
 ]
@@ -49,8 +56,19 @@ CONNECT_TIMEOUT = 10.0
 _ADDRESS = re.compile(r"^(?:[a-z][a-z0-9+.-]*://)?(?:\[[0-9a-fA-F:.]+\]|[^\s:/\[\]]+):\d+/?$")
 
 
+_log = logging.getLogger("markovdp.sweeps")
+
+
 class SchedulerUnreachable(ConnectionError):
     """No dask scheduler answers at the given address (the CLI exits with code 2, no traceback)."""
+
+
+class SchedulerLost(ConnectionError):
+    """The connection to the dask scheduler was lost in the middle of a sweep (its tasks are gone)."""
+
+
+class WorkerLost(RuntimeError):
+    """Worker processes died in the middle of a sweep (killed, or out of memory) and it cannot go on."""
 
 
 class SynchronousExecutor(cf.Executor):
@@ -92,9 +110,26 @@ class DaskExecutor(cf.Executor):
 
     def __init__(self, client: Any) -> None:
         self.client = client
+        self.address = str(getattr(getattr(client, "scheduler", None), "address", None) or "?")
         self._tasks: set[Any] = set()
         self._lock = threading.Lock()
         self._shutdown = False
+        self._events = hasattr(client, "subscribe_topic")
+        if self._events:  # the scheduler's "remove-worker" events: say when a worker is lost
+            client.subscribe_topic("all", self._on_event)
+
+    def _on_event(self, event: Any) -> None:
+        """A scheduler event (runs in dask's event loop: never a blocking call here)."""
+        msg = event[1] if isinstance(event, tuple) and len(event) == 2 else {}
+        if not isinstance(msg, dict) or msg.get("action") != "remove-worker" or msg.get("expected"):
+            return
+        with self._lock:
+            if self._shutdown:  # the cluster is being closed at the end of the run
+                return
+        running = len(msg.get("processing-tasks", ()) or ())
+        _log.warning("dask worker %s was lost (killed, or out of memory) while running %d tasks; the scheduler "
+                     "runs them again on the other workers or a restarted one (with no worker left the run waits "
+                     "for one)", msg.get("worker", "?"), running, extra={"batches_saved": True})
 
     def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> cf.Future[Any]:
         with self._lock:
@@ -112,19 +147,29 @@ class DaskExecutor(cf.Executor):
         with self._lock:
             self._tasks.discard(task)
         if task.status == "cancelled":
+            reason = getattr(getattr(getattr(task, "_state", None), "exception", None), "reason", None)
+            if reason == "scheduler-connection-lost" and future.set_running_or_notify_cancel():
+                future.set_exception(SchedulerLost(f"lost the connection to the dask scheduler at {self.address}"))
+                return
             future.cancel()
         if not future.set_running_or_notify_cancel():  # cancelled here or by the consumer: nothing to hand over
             return
         try:
             future.set_result(task.result())
         except BaseException as exc:  # the task's own exception, re-raised by ``future.result()``
+            if type(exc).__name__ == "KilledWorker":  # distributed.scheduler.KilledWorker
+                exc = WorkerLost(f"dask workers kept dying while running one task (killed, or out of memory): the "
+                                 f"scheduler gave it up after {getattr(exc, 'allowed_failures', '?')} retries")
             future.set_exception(exc)
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Stop accepting tasks; cancel the unfinished ones unless `wait` (then wait for them)."""
         with self._lock:
-            self._shutdown = True
+            already, self._shutdown = self._shutdown, True
             tasks = list(self._tasks)
+        if self._events and not already:
+            with contextlib.suppress(Exception):  # the scheduler may be gone: nothing to unsubscribe from
+                self.client.unsubscribe_topic("all")
         if wait and not cancel_futures:
             from distributed import wait as wait_for
 
