@@ -18,13 +18,16 @@ instead of swapping the machine.
 
 from __future__ import annotations
 
+import atexit
 import faulthandler
 import importlib
 import inspect
 import math
 import pkgutil
 import resource
+import shutil
 import signal
+import tempfile
 import warnings
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -191,7 +194,7 @@ PARAM_KINDS: dict[str, str] = {
     **dict.fromkeys(["out", "path"], "path"),
     **dict.fromkeys(["kernels", "operators"], "kernels"),
     **dict.fromkeys(["secure", "optimized", "reuse", "replace", "polish", "require", "exhaustive", "quick",
-                     "all_pairs", "lipschitz_everywhere", "resume", "fresh", "keep_checkpoints"], "flag"),
+                     "all_pairs", "lipschitz_everywhere", "resume", "fresh", "keep_checkpoints", "break_lock"], "flag"),
     **dict.fromkeys(["seed", "command", "description", "label", "units", "long_name", "attrs", "extra", "inputs",
                      "theorem", "reason", "coordinates", "variables", "manifest", "root", "keys",
                      "points", "grid", "grid_full", "grid_quick", "theory_id", "quantity", "estimator", "witness",
@@ -242,6 +245,10 @@ def _registered_rule() -> tuple[tuple[Any, ...], dict[str, Any]]:
     md.theorem("TEST-INPUTS-RULE", replace=True)(lambda subject: None)
     return ("TEST-INPUTS-RULE",), {}
 
+
+#: The folder `out_lock` locks (and unlocks) in the walk; removed when the tests end.
+LOCK_DIR = tempfile.mkdtemp(prefix="markovdp-inputs-")
+atexit.register(shutil.rmtree, LOCK_DIR, True)
 
 RR = md.RandomizedResponse(3, 1.0)
 FK = md.FiniteKernel([[0.7, 0.3], [0.2, 0.8]])
@@ -529,6 +536,7 @@ GOOD: dict[str, Case] = {
                                {"samples": 10, "seed": 1, "quick": True, "executor": "synchronous"}),
                       out="path", executor="executor", command="str", seed="seed"),
     "open_executor": case("synchronous", _enter=True, _kinds={"scheduler": "executor"}),
+    "out_lock": Case(lambda: ((LOCK_DIR,), {}), {"command": "str"}, enter=True),
 }
 
 #: Public callables with no argument to check, and why.
