@@ -12,6 +12,8 @@ from typing import Any
 
 import numpy as np
 
+from ._validation import check_instance, check_int
+
 RNGLike = int | np.random.Generator | np.random.SeedSequence | None
 
 
@@ -46,11 +48,16 @@ def canonical_repr(coords: Mapping[str, Any]) -> str:
 
 
 def point_key(coords: Mapping[str, Any]) -> int:
-    """A 64-bit address of a grid point, from the canonical repr of its coordinate values."""
+    """A 64-bit address of a grid point, from the canonical repr of its coordinate values (`coords`: a mapping of
+    coordinate names to values)."""
+    check_instance("coords", coords, Mapping, "a mapping of coordinate names to values")
     digest = hashlib.sha256(canonical_repr(coords).encode()).digest()
     return int.from_bytes(digest[:8], "little")
 
 
 def task_seed(root: np.random.SeedSequence, point: int, batch: int) -> np.random.SeedSequence:
-    """The seed of task (point, batch): an address under `root`, never a stateful ``spawn``."""
-    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, int(point), int(batch)))
+    """The seed of task (point, batch): an address under `root`, never a stateful ``spawn``. `point`, `batch`:
+    integers >= 0 (`point_key` gives a point's)."""
+    check_instance("root", root, np.random.SeedSequence, "a numpy SeedSequence")
+    point, batch = check_int("point", point, minimum=0), check_int("batch", batch, minimum=0)
+    return np.random.SeedSequence(root.entropy, spawn_key=(*root.spawn_key, point, batch))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import os
 from typing import Any
 
 import numpy as np
@@ -120,6 +121,13 @@ def check_positive(name: str, value: ArrayLike, *, allow_inf: bool = False) -> f
     return float(arr)
 
 
+def check_scalar(name: str, value: float | NDArray[np.float64], allowed: str = "a scalar") -> float:
+    """A checked value (`check_real`, `check_order`, …) that must be a scalar: the float, or the TypeError."""
+    if isinstance(value, np.ndarray):
+        raise fail(name, allowed, f"an array of shape {value.shape}", TypeError)
+    return float(value)
+
+
 def check_eps(name: str, value: ArrayLike, *, allow_inf: bool = False) -> float | NDArray[np.float64]:
     """A privacy level eps >= 0 in nats (scalar or array); ``inf`` only where meaningful."""
     arr = check_range(name, value, low=0.0, allow_inf=allow_inf,
@@ -228,3 +236,121 @@ def check_points(name: str, x: ArrayLike, d: int) -> NDArray[np.float64]:
     if arr.ndim == 0 or arr.shape[-1] != d:
         raise fail(name, f"points of R^{d}, shape (n, {d})", f"shape {arr.shape}")
     return arr
+
+
+def check_instance(name: str, value: Any, kind: type | tuple[type, ...], allowed: str) -> Any:
+    """`value` if it is an instance of `kind`, else the TypeError naming `name` (`allowed` says what it must be)."""
+    if not isinstance(value, kind):
+        raise fail(name, allowed, _shown_kind(value), TypeError)
+    return value
+
+
+def check_callable(name: str, value: Any, allowed: str = "a function") -> Any:
+    """`value` if it is callable, else the TypeError naming `name`."""
+    if not callable(value):
+        raise fail(name, allowed, _shown_kind(value), TypeError)
+    return value
+
+
+def check_choice(name: str, value: Any, choices: tuple[str, ...]) -> str:
+    """One of the strings `choices` (`TypeError` for a non-string, `ValueError` for another string)."""
+    allowed = "one of " + ", ".join(repr(c) for c in choices)
+    if not isinstance(value, str):
+        raise fail(name, allowed, _shown_kind(value), TypeError)
+    if value not in choices:
+        raise fail(name, allowed, repr(value))
+    return value
+
+
+# ---------------------------------------------------------------------------------------------------
+# Sizes: refused before allocating (memory) or before hours of work (steps)
+# ---------------------------------------------------------------------------------------------------
+
+#: Environment variable overriding the memory cap: bytes, or a number with a suffix K, M, G or T (powers of 1024).
+MEMORY_CAP_ENV = "MARKOVDP_MEMORY_CAP"
+#: Environment variable overriding the work cap: a number of elementary steps (e.g. 1e12).
+WORK_CAP_ENV = "MARKOVDP_WORK_CAP"
+#: The memory cap in bytes when set here (tests, a session); None: $MARKOVDP_MEMORY_CAP, else half the physical
+#: memory of the machine.
+memory_cap_bytes: int | None = None
+#: The work cap in elementary steps when set here; None: $MARKOVDP_WORK_CAP, else `DEFAULT_WORK_CAP`.
+work_cap_steps: float | None = None
+#: The default work cap: 1e11 elementary steps (a path-step of one coordinate, an element of a vectorised
+#: array operation) take from a minute to half an hour on one core; what would take hours is refused up front.
+DEFAULT_WORK_CAP = 1e11
+_SUFFIXES = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+
+
+def _parse_size(text: str) -> float:
+    clean = text.strip().upper().removesuffix("B").removesuffix("I")
+    suffix = clean[-1:] if clean[-1:] in _SUFFIXES and clean[-1:] else ""
+    try:
+        number = float(clean[: len(clean) - len(suffix)])
+    except ValueError:
+        number = math.nan
+    if not (number > 0 and math.isfinite(number)):
+        raise ValueError(f"`{MEMORY_CAP_ENV}` must be a positive size such as 16G or 17179869184; got {text!r}.")
+    return number * _SUFFIXES[suffix]
+
+
+def memory_cap() -> float:
+    """The largest allocation (bytes) one call may make before it refuses: `memory_cap_bytes` if set, else the
+    environment variable MARKOVDP_MEMORY_CAP (e.g. ``16G``), else half the machine's physical memory."""
+    if memory_cap_bytes is not None:
+        return float(memory_cap_bytes)
+    text = os.environ.get(MEMORY_CAP_ENV)
+    if text:
+        return _parse_size(text)
+    try:
+        return 0.5 * os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (ValueError, OSError, AttributeError):  # pragma: no cover - a platform without sysconf
+        return 8.0 * 2**30
+
+
+def work_cap() -> float:
+    """The most elementary steps one call may plan before it refuses: `work_cap_steps` if set, else the
+    environment variable MARKOVDP_WORK_CAP (e.g. ``1e13``), else `DEFAULT_WORK_CAP`."""
+    if work_cap_steps is not None:
+        return float(work_cap_steps)
+    text = os.environ.get(WORK_CAP_ENV)
+    if not text:
+        return DEFAULT_WORK_CAP
+    try:
+        steps = float(text)
+    except ValueError:
+        steps = math.nan
+    if not (steps > 0 and math.isfinite(steps)):
+        raise ValueError(f"`{WORK_CAP_ENV}` must be a positive number of steps such as 1e12; got {text!r}.")
+    return steps
+
+
+def _bytes_text(n: float) -> str:
+    for unit, size in (("TiB", 2**40), ("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size:
+            return f"{n / size:.3g} {unit}"
+    return f"{n:.0f} bytes"
+
+
+def check_memory(name: str, value: Any, nbytes: float, *, what: str = "its arrays") -> None:
+    """Refuse `value` of `name` before allocating when `what` would need more than `memory_cap()` bytes."""
+    cap = memory_cap()
+    if not nbytes <= cap:
+        enough = 2 ** max(0, math.ceil(math.log2(nbytes / 2**30))) if math.isfinite(nbytes) else None
+        example = f", e.g. {MEMORY_CAP_ENV}={enough}G" if enough is not None and enough <= 2**20 else ""
+        raise fail(name, f"small enough that {what} fit in the memory cap of {_bytes_text(cap)} (they would need "
+                   f"{_bytes_text(nbytes)}; to allow more, set the environment variable {MEMORY_CAP_ENV}{example})",
+                   value)
+
+
+def check_work(name: str, value: Any, steps: float, *, what: str) -> None:
+    """Refuse `value` of `name` before starting when `what` would take more than `work_cap()` steps (hours)."""
+    cap = work_cap()
+    if not steps <= cap:
+        raise fail(name, f"small enough that {what} takes at most {cap:.3g} elementary steps (it would take "
+                   f"{steps:.3g}; to allow more, set the environment variable {WORK_CAP_ENV}, e.g. "
+                   f"{WORK_CAP_ENV}={10 * steps:.0e})", value)
+
+
+def check_size(name: str, value: Any, items: float, *, item_bytes: int = 8, what: str = "its arrays") -> None:
+    """`check_memory` for `items` array elements of `item_bytes` each (float64 by default)."""
+    check_memory(name, value, float(items) * item_bytes, what=what)

@@ -218,9 +218,10 @@ class GaussianBallPair(PairSet):
         if not error <= RATIO_RTOL:
             cond = float(np.linalg.cond(self.cholesky)) ** 2
             raise NotImplementedError(
-                f"GaussianBallPair: the noise covariance has condition number {cond:.3g}; the Mahalanobis distance "
-                f"{self.sensitivity * top:.6g} is certified only to a relative error of {error:.3g} > "
-                f"{RATIO_RTOL:.3g} (RATIO_RTOL) in float64.")
+                f"GaussianBallPair: the Mahalanobis distance {self.sensitivity * top:.6g} is certified only to a "
+                f"relative error of {error:.3g} > {RATIO_RTOL:.3g} (RATIO_RTOL) in float64 (the noise covariance has "
+                f"condition number {cond:.3g}; error bounds carried: cov_error={self.cov_error:.3g}, "
+                f"image_error={self.image_error:.3g}).")
         return float(np.nextafter(self.sensitivity * upper, math.inf))
 
     def __len__(self) -> int:

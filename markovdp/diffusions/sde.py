@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_int, check_vector, fail
+from .._validation import check_int, check_size, check_vector, fail
 
 NOISES = ("diagonal", "general")
 
@@ -109,6 +109,8 @@ class SDE:
         else:
             m = dim if self.noise_dim is None else check_int("noise_dim", self.noise_dim, minimum=1)
         object.__setattr__(self, "noise_dim", m)
+        check_size("dim", dim, dim * (m + 2) if self.noise == "general" else 3 * dim,
+                   what="the test point and the drift and diffusion values")
         x = np.zeros(dim) if test_point is None else check_vector("test_point", test_point, dim)
         evaluate("drift", self.drift, drift_arity, x, (dim,))
         evaluate("diffusion", self.diffusion, diffusion_arity, x, self.diffusion_shape)

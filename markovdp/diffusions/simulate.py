@@ -19,7 +19,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_positive, check_range, check_real, fail
+from .._validation import check_int, check_positive, check_range, check_real, check_size, check_work, fail
 from ..spaces import IncompatibleSpaces
 from .sde import SDE, arity
 from .solvers import Solver
@@ -49,6 +49,7 @@ def _initial_points(x0: ArrayLike, dim: int, n_paths: int | None) -> NDArray[np.
         raise IncompatibleSpaces(f"`x0` has points of R^{arr.shape[-1]}, but the SDE is on R^{dim}.")
     if n_paths is not None:
         n = check_int("n_paths", n_paths, minimum=1)
+        check_size("n_paths", n, 2.0 * n * dim, what="the paths' states")
         if not one_point:
             scalar = " or a scalar" if dim == 1 else ""
             raise fail("x0", f"one point of R^{dim} (shape ({dim},){scalar}) when `n_paths` is given",
@@ -200,6 +201,11 @@ def simulate(sde: SDE, solver: Solver, x0: ArrayLike, *, t1: float, dt: float, r
     if not isinstance(backend, str) or backend not in BACKENDS:
         raise fail("backend", "'numba' or 'sdeint'", repr(backend))
     x = _initial_points(x0, sde.dim, n_paths)
+    check_work("dt", dt, float(x.shape[0]) * sde.dim * (t1 / dt),
+               what=f"{x.shape[0]} paths on R^{sde.dim} of t1/dt = {t1 / dt:.3g} steps each")
+    if save_at is not None:
+        check_size("save_at", f"{np.size(save_at)} times", float(x.shape[0]) * sde.dim * (np.size(save_at) + 1),
+                   what="the saved states (paths x times x dim)")
     bounds, steps, h, save, times = _plain_segments(t1, dt) if save_at is None else _segments(t1, dt, save_at)
     root = root_seed(rng)
     run = _run_numba if backend == "numba" else _run_sdeint

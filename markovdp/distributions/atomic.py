@@ -74,9 +74,14 @@ class PointMass(Distribution):
                 raise fail("x", f"an index in [0, {self.space_.k - 1}]", x)
             object.__setattr__(self, "x", x)
         else:
+            if self.space_ is not None and not isinstance(self.space_, RealSpace):
+                raise fail("space_", "None, a FiniteSpace or a RealSpace", type(self.space_).__name__, TypeError)
             x = _vector("x", self.x)
+            space = RealSpace(max(x.size, 1))
+            if self.space_ is not None and self.space_ != space:
+                raise fail("space_", f"{space!r}, the space of `x`", repr(self.space_))
             object.__setattr__(self, "x", x)
-            object.__setattr__(self, "space_", RealSpace(max(x.size, 1)))
+            object.__setattr__(self, "space_", space)
 
     @property
     def space(self) -> Space:

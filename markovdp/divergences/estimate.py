@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_eps, check_int, check_order, check_range, fail
+from .._validation import check_eps, check_int, check_order, check_range, check_size, fail
 from ._binning import all_finite, binned_counts, quantile_counts, split_counts_of
 
 __all__ = [
@@ -259,6 +259,7 @@ def split_counts(samples: ArrayLike, *, k: int | None = None,
         if k is None:
             raise fail("k", "an integer >= 1 for integer (discrete) samples", k)
         k = check_int("k", k, minimum=1)
+        check_size("k", k, 2 * k, what="the counts")
         _check_support("samples", arr, k)
         return split_counts_of(arr.astype(np.int64), k)
     if k is not None:
@@ -288,6 +289,7 @@ def _sample_counts(samples_p: Any, samples_q: Any, k: Any, bins: Any,
                                 "(the counts would need one cell per value)", k - 1)
         else:
             k = check_int("k", k, minimum=1)
+            check_size("k", k, 4 * k, what="the counts")
         _check_support("samples_p", xp, k)
         _check_support("samples_q", xq, k)
         return split_counts_of(xp.astype(np.int64), k), split_counts_of(xq.astype(np.int64), k), True, False

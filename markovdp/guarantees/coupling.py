@@ -16,7 +16,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_order, check_positive, check_range, fail
+from .._validation import check_order, check_positive, check_range, check_real, check_scalar, fail
 from ..divergences.exact.laplace import laplace_log_g
 
 #: (alpha, shift) ↦ an upper bound on the Rényi divergence of order alpha between two laws a shift apart.
@@ -24,6 +24,8 @@ ShiftRDP = Callable[[float, float], float]
 
 #: The absolute tolerance on the interpolation fraction t / Delta in [0, 1].
 XATOL = 1e-12
+#: The smallest positive normal double.
+_TINY = float(np.finfo(np.float64).tiny)
 
 
 def _orders(alpha: ArrayLike) -> tuple[NDArray[np.float64], tuple[int, ...]]:
@@ -86,24 +88,55 @@ def translation_coupling_rdp(alpha: ArrayLike, distance: float, mechanism_rdp: S
                    shape)
 
 
-def gaussian_shift_rdp(alpha: float, shift: float, sigma: float) -> float:
-    """STD-GaussRenyi: R_alpha(N(x + t, sigma² I) || N(x, sigma² I)) = alpha ||t||² / (2 sigma²); 0 at t = 0."""
-    return 0.0 if shift == 0.0 else alpha * shift * shift / (2.0 * sigma * sigma)
+def _gaussian_shift(alpha: float, shift: float, sigma: float) -> float:
+    if shift == 0.0:
+        return 0.0
+    if sigma * sigma >= _TINY and shift * shift >= _TINY:
+        return alpha * shift * shift / (2.0 * sigma * sigma)
+    ratio = shift / sigma  # a square below the normal range: the ratio first (no division by 0, no loss to 0)
+    return 0.5 * alpha * ratio * ratio
 
 
-def laplace_shift_rdp(alpha: float, shift: float, scale: float) -> float:
-    """STD-LapRenyi: R_alpha(Lap(x + t, b) || Lap(x, b)) = log g_alpha(|t|/b) / (alpha − 1); |t|/b at alpha = inf."""
+def _laplace_shift(alpha: float, shift: float, scale: float) -> float:
     z = abs(shift) / scale
     if math.isinf(alpha):
         return z
     return 0.0 if z == 0.0 else laplace_log_g(alpha, z) / (alpha - 1.0)
 
 
+def _scalar_order(alpha: float) -> float:
+    return check_scalar("alpha", check_order("alpha", alpha), "a scalar Rényi order in (1, inf]")
+
+
+def _shift(shift: float) -> float:
+    return check_scalar("shift", check_real("shift", shift), "a finite real scalar")
+
+
+def gaussian_shift_rdp(alpha: float, shift: float, sigma: float) -> float:
+    """STD-GaussRenyi: R_alpha(N(x + t, sigma² I) || N(x, sigma² I)) = alpha ||t||² / (2 sigma²); 0 at t = 0.
+
+    `alpha` in (1, inf], `shift` t a finite real (its sign does not matter), `sigma` > 0; nats.
+    """
+    a, t, s = _scalar_order(alpha), _shift(shift), check_positive("sigma", sigma)
+    return _gaussian_shift(a, t, s)
+
+
+def laplace_shift_rdp(alpha: float, shift: float, scale: float) -> float:
+    """STD-LapRenyi: R_alpha(Lap(x + t, b) || Lap(x, b)) = log g_alpha(|t|/b) / (alpha − 1); |t|/b at alpha = inf.
+
+    `alpha` in (1, inf], `shift` t a finite real, `scale` b > 0; nats.
+    """
+    a, t, b = _scalar_order(alpha), _shift(shift), check_positive("scale", scale)
+    return _laplace_shift(a, t, b)
+
+
 def lipschitz_gaussian_shift_rdp(alpha: float, shift: float, lipschitz: float, sigma: float) -> float:
     """sup_x R_alpha(K(x + t) || K(x)) for K(x) = Π(N(psi(x), sigma² I)), psi L-Lipschitz: at most
     alpha L² ||t||² / (2 sigma²) (STD-GaussRenyi at the shift ||psi(x + t) − psi(x)|| <= L ||t||, then STD-DPI
-    for the projection Π)."""
-    return gaussian_shift_rdp(alpha, lipschitz * shift, sigma)
+    for the projection Π). `lipschitz` L >= 0 and finite."""
+    a, t, s = _scalar_order(alpha), _shift(shift), check_positive("sigma", sigma)
+    lip = float(check_range("lipschitz", lipschitz, low=0.0, allowed=">= 0 and finite"))
+    return _gaussian_shift(a, lip * t, s)
 
 
 def iterated_gaussian_rdp(alpha: ArrayLike, *, sensitivity: float, sigma1: float,
@@ -114,8 +147,8 @@ def iterated_gaussian_rdp(alpha: ArrayLike, *, sensitivity: float, sigma1: float
     """
     s1, s2 = check_positive("sigma1", sigma1), check_positive("sigma2", sigma2)
     return translation_coupling_rdp(alpha, check_positive("sensitivity", sensitivity),
-                                    lambda a, t: gaussian_shift_rdp(a, t, s1),
-                                    lambda a, t: gaussian_shift_rdp(a, t, s2))
+                                    lambda a, t: _gaussian_shift(a, t, s1),
+                                    lambda a, t: _gaussian_shift(a, t, s2))
 
 
 def iterated_laplace_rdp(alpha: ArrayLike, *, sensitivity: float, scale1: float,
@@ -125,8 +158,8 @@ def iterated_laplace_rdp(alpha: ArrayLike, *, sensitivity: float, scale1: float,
     Delta / max(scale1, scale2) (BBGG-L3: the exact pure eps, so no pure-DP amplification)."""
     b1, b2 = check_positive("scale1", scale1), check_positive("scale2", scale2)
     return translation_coupling_rdp(alpha, check_positive("sensitivity", sensitivity),
-                                    lambda a, t: laplace_shift_rdp(a, t, b1),
-                                    lambda a, t: laplace_shift_rdp(a, t, b2))
+                                    lambda a, t: _laplace_shift(a, t, b1),
+                                    lambda a, t: _laplace_shift(a, t, b2))
 
 
 def lipschitz_kernel_rdp(alpha: ArrayLike, *, sensitivity: float, sigma1: float, lipschitz: float,
@@ -139,8 +172,8 @@ def lipschitz_kernel_rdp(alpha: ArrayLike, *, sensitivity: float, sigma1: float,
     s1, s2 = check_positive("sigma1", sigma1), check_positive("sigma2", sigma2)
     lip = float(check_range("lipschitz", lipschitz, low=0.0, allowed=">= 0 and finite"))
     return translation_coupling_rdp(alpha, check_positive("sensitivity", sensitivity),
-                                    lambda a, t: gaussian_shift_rdp(a, t, s1),
-                                    lambda a, t: lipschitz_gaussian_shift_rdp(a, t, lip, s2))
+                                    lambda a, t: _gaussian_shift(a, t, s1),
+                                    lambda a, t: _gaussian_shift(a, lip * t, s2))
 
 
 __all__ = [

@@ -16,12 +16,24 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import check_int, check_order, check_positive, check_range, fail
 from ..mechanisms.sgd import check_step
 
+#: The smallest positive normal double.
+_TINY = float(np.finfo(np.float64).tiny)
+
 
 def _linear(alpha: ArrayLike, slope: float) -> float | NDArray[np.float64]:
     """alpha · slope for alpha in (1, inf] (0 where slope = 0, never 0 · inf = NaN)."""
     arr = np.asarray(check_order("alpha", alpha), dtype=np.float64)
     out = np.zeros(arr.shape) if slope == 0.0 else arr * slope
     return float(out) + 0.0 if out.ndim == 0 else out + 0.0
+
+
+def _over_square(numerator: float, root: float, s: float) -> float:
+    """numerator / s² with numerator = root², as written where s² is a normal double, else as (root / s)²: a
+    tiny sigma gives a huge (or inf) value, never a ZeroDivisionError from s² underflowing to 0."""
+    if s * s >= _TINY:
+        return numerator / (s * s)
+    ratio = root / s
+    return ratio * ratio
 
 
 def _nonnegative(name: str, value: float) -> float:
@@ -31,7 +43,11 @@ def _nonnegative(name: str, value: float) -> float:
 def opt_factor(lipschitz: float, r: int) -> float:
     """L² / Σ_{j=0}^{r−1} L^(−2j) (r >= 1), computed without overflow: with x = 2 log L, for L < 1 as
     exp(r x + log(−expm1(x)) − log(−expm1(r x))) (= L^(2r)(1 − L²)/(1 − L^(2r))), for L > 1 as
-    expm1(x)/(−expm1(−r x)), 1/r at L = 1 and 0 at L = 0."""
+    expm1(x)/(−expm1(−r x)), 1/r at L = 1 and 0 at L = 0. `lipschitz` L >= 0 and finite, `r` an integer >= 1."""
+    return _opt_factor(_nonnegative("lipschitz", lipschitz), check_int("r", r, minimum=1))
+
+
+def _opt_factor(lipschitz: float, r: int) -> float:
     if lipschitz == 0.0:
         return 0.0
     x = 2.0 * math.log(lipschitz)
@@ -62,7 +78,7 @@ def lipschitz_path_rdp(alpha: ArrayLike, distances: ArrayLike, *, lipschitz: flo
     terms = 2.0 * (r - np.arange(1, r + 1)) * math.log(lip) + 2.0 * log_w  # log of L^(2(r−i)) W_i²
     top = float(terms.max())
     log_sum = top + math.log(float(np.exp(terms - top).sum()))
-    log_slope = 2.0 * math.log(lip) - math.log(2.0 * s * s) + log_sum
+    log_slope = 2.0 * math.log(lip) - math.log(2.0) - 2.0 * math.log(s) + log_sum
     return _linear(alpha, math.exp(log_slope) if log_slope < 709.0 else math.inf)
 
 
@@ -79,7 +95,7 @@ def lipschitz_chain_rdp(alpha: ArrayLike, *, sensitivity: float, lipschitz: floa
     if lip > 1.0:
         raise fail("lipschitz", "<= 1 for BBGG-T4 (3) (use lipschitz_chain_opt_rdp for L > 1)", lipschitz)
     power = 0.0 if lip == 0.0 else math.exp((r + 1) * math.log(lip))
-    return _linear(alpha, delta * delta * power / (2.0 * r * s * s))
+    return _linear(alpha, _over_square(delta * delta * power / (2.0 * r), delta * math.sqrt(power / (2.0 * r)), s))
 
 
 def lipschitz_chain_opt_rdp(alpha: ArrayLike, *, sensitivity: float, lipschitz: float, sigma: float,
@@ -88,7 +104,8 @@ def lipschitz_chain_opt_rdp(alpha: ArrayLike, *, sensitivity: float, lipschitz: 
     ``alpha L² Delta² / (2 sigma² Σ_{j=0}^{r−1} L^(−2j))``, any L >= 0 (`opt_factor`; no overflow at r = 1000,
     L = 0.1). Equals (3) at L = 1, strictly smaller for L < 1, r >= 2."""
     delta, lip, s, r = _chain_inputs(sensitivity, lipschitz, sigma, r)
-    return _linear(alpha, delta * delta * opt_factor(lip, r) / (2.0 * s * s))
+    factor = _opt_factor(lip, r)
+    return _linear(alpha, _over_square(delta * delta * factor / 2.0, delta * math.sqrt(factor / 2.0), s))
 
 
 def _sgd_contraction(lipschitz: float, smoothness: float, strong_convexity: float, eta: float, sigma: float,
@@ -114,7 +131,7 @@ def _sgd_contraction(lipschitz: float, smoothness: float, strong_convexity: floa
     if Fraction(upper) < l2:
         upper = float(np.nextafter(upper, 1.0))
     log_l2 = -math.inf if l2 == 0 else math.log(upper)
-    return 2.0 * c * c / (s * s), log_l2, n - index
+    return _over_square(2.0 * c * c, math.sqrt(2.0) * c, s), log_l2, n - index
 
 
 def noisy_sgd_rdp(*, lipschitz: float, smoothness: float, strong_convexity: float, eta: float, sigma: float,
@@ -126,9 +143,10 @@ def noisy_sgd_rdp(*, lipschitz: float, smoothness: float, strong_convexity: floa
     eta <= 2/(beta + rho) (ValueError naming `eta` and the limit) and index in 1..n.
     """
     base, log_l2, r = _sgd_contraction(lipschitz, smoothness, strong_convexity, eta, sigma, n, index)
-    if r == 0:
-        return base
-    return base / r * math.exp(0.5 * (r + 1) * log_l2)
+    factor = math.exp(0.5 * (r + 1) * log_l2)
+    if r == 0 or factor == 0.0:
+        return base if r == 0 else 0.0  # never inf · 0 (sigma so small that base = inf, full contraction)
+    return base / r * factor
 
 
 def noisy_sgd_opt_rdp(*, lipschitz: float, smoothness: float, strong_convexity: float, eta: float, sigma: float,
@@ -138,7 +156,8 @@ def noisy_sgd_opt_rdp(*, lipschitz: float, smoothness: float, strong_convexity: 
     base, log_l2, r = _sgd_contraction(lipschitz, smoothness, strong_convexity, eta, sigma, n, index)
     if r == 0:
         return base
-    return base * opt_factor(math.exp(0.5 * log_l2), r)
+    factor = _opt_factor(math.exp(0.5 * log_l2), r)
+    return 0.0 if factor == 0.0 else base * factor  # never inf · 0
 
 
 def noisy_sgd_convex_rdp(*, lipschitz: float, smoothness: float, eta: float, sigma: float, n: int,

@@ -27,6 +27,7 @@ from .._validation import (
     check_probability,
     check_probability_vector,
     check_real,
+    check_size,
     check_stochastic_matrix,
     fail,
     readonly,
@@ -60,9 +61,11 @@ def _same_size(what: str, a: NDArray[np.float64], b: NDArray[np.float64]) -> Non
 def _count_log_pmfs(p: NDArray[np.float64], q: NDArray[np.float64],
                     n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """log-pmfs of the count vector of n i.i.d. draws from p and from q, on the same list of count vectors."""
+    m = p.size
+    if m == 2:
+        check_size("n", n, 8.0 * (n + 1), what="the binomial count laws")
     from scipy import special, stats  # here, not at import: scipy.special/stats cost ~0.2 s to import
 
-    m = p.size
     if m == 1:
         return np.zeros(1), np.zeros(1)
     if m == 2:
@@ -245,7 +248,7 @@ def bernoulli_rr_le_cam(eps: float, n: ArrayLike, *, theta0: float = 0.4, theta1
                      le_cam_bound(channel, p0, p1, m, theta0=t0, theta1=t1),
                      _le_cam_identity(p0, p1, m, t1 - t0),
                      (t1 - t0) ** 2 / 8.0 * (1.0 if phi == 0.0 else math.exp(-phi * m * kl)),
-                     phi * m, _le_cam_identity(p0, p1, effective, t1 - t0), 4.0 * eps**2 * m))
+                     phi * m, _le_cam_identity(p0, p1, effective, t1 - t0), 4.0 * eps * eps * m))
     table = np.array(rows, dtype=np.float64).reshape(len(flat), 9)
     columns = [readonly(table[:, i].reshape(sizes.shape)) for i in range(9)]
     return BernoulliLeCam(eps, t0, t1, phi, readonly(np.asarray(flat, dtype=np.int64).reshape(sizes.shape)),

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_eps, check_order, check_range, fail
+from .._validation import check_callable, check_eps, check_order, check_range, fail
 from .types import Bound, Curve
 
 #: The default orders: alpha − 1 from 1e-3 to 1e5, 20 per decade, then alpha = inf.
@@ -29,6 +29,7 @@ def rdp_delta_curve(rdp_curve: Callable[[NDArray[np.float64]], ArrayLike],
     `rdp_curve` maps an array of orders to RDP values (nats, >= 0, inf allowed) and is evaluated once, on
     first use. The returned curve takes an array of eps (nats, >= 0) and gives delta in [0, 1].
     """
+    check_callable("rdp_curve", rdp_curve, "a function of an array of orders (alpha ↦ RDP in nats)")
     grid = np.atleast_1d(np.asarray(check_order("alphas", alphas), dtype=np.float64))
     if grid.size == 0:
         raise fail("alphas", "at least one Rényi order in (1, inf]", "no orders (an empty list)")
@@ -60,6 +61,7 @@ def rdp_delta_curve(rdp_curve: Callable[[NDArray[np.float64]], ArrayLike],
 def rdp_bound(theorem_id: str, inputs: Mapping[str, Any], rdp_curve: Callable[[NDArray[np.float64]], ArrayLike],
               alphas: ArrayLike = ALPHA_GRID) -> Bound:
     """A `Bound` carrying the RDP curve itself and its STD-RDP2DP profile (`rdp_delta_curve` on `alphas`)."""
+    check_callable("rdp_curve", rdp_curve, "a function of an array of orders (alpha ↦ RDP in nats)")
 
     def renyi(alpha: NDArray[np.float64]) -> NDArray[np.float64]:
         return np.asarray(rdp_curve(np.asarray(alpha, dtype=np.float64)), dtype=np.float64)

@@ -99,7 +99,13 @@ def _selected(rules: Iterable[str] | None) -> dict[str, Rule]:
         return dict(_RULES)
     if isinstance(rules, str):
         raise TypeError(f"`rules` must be a list of THEORY IDs, e.g. [{rules!r}]; got the string {rules!r}.")
-    chosen = list(rules)
+    try:
+        chosen = list(rules)
+    except TypeError:
+        raise TypeError(f"`rules` must be a list of THEORY IDs (or None for all); got {type(rules).__name__}."
+                        ) from None
+    if not chosen:
+        raise ValueError("`rules` must name at least one registered ID (or be None for all); got an empty list.")
     unknown = [r for r in chosen if r not in _RULES]
     if unknown:
         raise ValueError(f"`rules` must name registered IDs ({', '.join(_RULES)}); got {unknown[0]!r}.")

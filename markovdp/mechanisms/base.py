@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
-from .._validation import check_positive
+from .._validation import check_instance, check_positive
 from ..distributions import Distribution
 from ..operators.algebra import as_finite_kernel
 from ..operators.base import MarkovOperator
@@ -145,6 +145,8 @@ class PostProcessed(Mechanism):
     kernel: MarkovOperator
 
     def __post_init__(self) -> None:
+        check_instance("mechanism", self.mechanism, Mechanism, "a Mechanism")
+        check_instance("kernel", self.kernel, MarkovOperator, "a MarkovOperator")
         if isinstance(self.mechanism, PostProcessed):
             inner = self.mechanism
             object.__setattr__(self, "mechanism", inner.mechanism)

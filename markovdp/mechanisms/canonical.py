@@ -14,7 +14,15 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from .._validation import readonly
+from .._validation import (
+    check_eps,
+    check_probability,
+    check_probability_vector,
+    check_scalar,
+    check_stochastic_matrix,
+    fail,
+    readonly,
+)
 from ..distributions import Categorical
 from ..operators.finite import FiniteKernel
 from ..pairs import PUSHES, Pair, PairSet
@@ -49,6 +57,10 @@ class CanonicalPairs(PairSet):
     eps0: float
     delta0: float
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "eps0", check_scalar("eps0", check_eps("eps0", self.eps0)))
+        object.__setattr__(self, "delta0", check_scalar("delta0", check_probability("delta0", self.delta0)))
+
     def __len__(self) -> int:
         return 1
 
@@ -68,8 +80,13 @@ class BlackBoxPairs(PairSet):
     matrix: Array
 
     def __post_init__(self) -> None:
-        for name in ("P", "Q", "matrix"):
-            object.__setattr__(self, name, readonly(np.ascontiguousarray(getattr(self, name), dtype=np.float64)))
+        for name in ("P", "Q"):
+            row = check_probability_vector(name, getattr(self, name))
+            if row.size != 4:
+                raise fail(name, "a probability vector over the 4 canonical points", f"length {row.size}")
+            object.__setattr__(self, name, row)
+        object.__setattr__(self, "matrix", readonly(np.ascontiguousarray(
+            check_stochastic_matrix("matrix", self.matrix))))
 
     @property
     def free_points(self) -> tuple[int, ...]:

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_int, check_positive, check_range, check_real, check_vector, fail
+from .._validation import check_int, check_positive, check_range, check_real, check_size, check_vector, fail
 from ..operators.projections import Ball, Box, Projection
 
 #: numba codes of the built-in losses (`markovdp.mechanisms._sgd_kernels.gradient`); 0: a user loss.
@@ -41,11 +41,11 @@ class Loss(abc.ABC):
         """The loss as a float64 vector for the numba gradient (see `code`)."""
         return np.zeros(0)
 
-    def check_records(self, dataset: ArrayLike) -> NDArray[np.float64]:
-        """`dataset` as a C-contiguous float64 (n, p) array of finite records (ValueError naming `dataset`)."""
-        data = np.ascontiguousarray(check_real("dataset", dataset), dtype=np.float64)
+    def check_records(self, dataset: ArrayLike, name: str = "dataset") -> NDArray[np.float64]:
+        """`dataset` as a C-contiguous float64 (n, p) array of finite records (ValueError naming `name`)."""
+        data = np.ascontiguousarray(check_real(name, dataset), dtype=np.float64)
         if data.ndim != 2 or data.shape[1] != self.record_dim or data.shape[0] == 0:
-            raise fail("dataset", f"an (n, {self.record_dim}) array of records, n >= 1", f"shape {data.shape}")
+            raise fail(name, f"an (n, {self.record_dim}) array of records, n >= 1", f"shape {data.shape}")
         return data
 
     def gradient_at(self, x: ArrayLike, z: ArrayLike) -> NDArray[np.float64]:
@@ -108,13 +108,13 @@ class QuadraticLoss(Loss):
     def strong_convexity(self) -> float:
         return 1.0
 
-    def check_records(self, dataset: ArrayLike) -> NDArray[np.float64]:
+    def check_records(self, dataset: ArrayLike, name: str = "dataset") -> NDArray[np.float64]:
         """Records must lie in W (the constants assume it)."""
-        data = super().check_records(dataset)
+        data = super().check_records(dataset, name)
         gap = np.abs(self.domain.project(data if self.dim > 1 else data[:, 0]).reshape(data.shape) - data)
         if gap.max() > 1e-12 * max(1.0, float(np.abs(data).max())):
             row = int(np.argmax(gap.max(axis=1)))
-            raise fail("dataset", f"records in the loss's domain {self.domain!r}", f"record {row} = {data[row]}")
+            raise fail(name, f"records in the loss's domain {self.domain!r}", f"record {row} = {data[row]}")
         return data
 
 
@@ -164,17 +164,17 @@ class LogisticLoss(Loss):
     def parameters(self) -> NDArray[np.float64]:
         return np.array([self.regularization])
 
-    def check_records(self, dataset: ArrayLike) -> NDArray[np.float64]:
+    def check_records(self, dataset: ArrayLike, name: str = "dataset") -> NDArray[np.float64]:
         """Features with ||a|| <= data_bound and labels y ∈ {−1, +1} (the constants assume both)."""
-        data = super().check_records(dataset)
+        data = super().check_records(dataset, name)
         labels = data[:, -1]
         if not np.all(np.abs(labels) == 1.0):
             row = int(np.argmax(np.abs(labels) != 1.0))
-            raise fail("dataset", "labels (last column) in {-1, +1}", f"record {row} label {labels[row]!r}")
+            raise fail(name, "labels (last column) in {-1, +1}", f"record {row} label {labels[row]!r}")
         norms = np.linalg.norm(data[:, :-1], axis=1)
         if norms.max() > self.data_bound * (1.0 + 1e-12):
             row = int(np.argmax(norms))
-            raise fail("dataset", f"features with ||a||_2 <= data_bound = {self.data_bound!r}",
+            raise fail(name, f"features with ||a||_2 <= data_bound = {self.data_bound!r}",
                        f"record {row} with ||a|| = {float(norms[row])!r}")
         return data
 
@@ -199,6 +199,8 @@ class GradientLoss(Loss):
     def __post_init__(self) -> None:
         object.__setattr__(self, "dim", check_int("dim", self.dim, minimum=1))
         object.__setattr__(self, "record_dim", check_int("record_dim", self.record_dim, minimum=1))
+        check_size("dim", self.dim, 2 * self.dim, what="the test point and gradient")
+        check_size("record_dim", self.record_dim, self.record_dim, what="the test record")
         object.__setattr__(self, "lipschitz", check_positive("lipschitz", self.lipschitz))
         object.__setattr__(self, "smoothness", check_positive("smoothness", self.smoothness))
         rho = check_range("strong_convexity", self.strong_convexity, low=0.0, high=self.smoothness,

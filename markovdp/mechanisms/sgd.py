@@ -55,6 +55,10 @@ class DifferingRecord(Neighbourhood):
 
     index: int | None = None
 
+    def __post_init__(self) -> None:
+        if self.index is not None:
+            object.__setattr__(self, "index", check_int("index", self.index, minimum=1))
+
     def describe(self) -> str:
         where = "one record" if self.index is None else f"record {self.index}"
         return f"neighbours: datasets differing in {where} (replace-one)"
@@ -137,10 +141,13 @@ class NoisyProjSGD(Mechanism):
     def output(self, value: Any) -> Normal:
         """The exact law of x_n on dataset `value` where it is known in closed form: the quadratic loss without
         projection, x0 a point or a `Normal` (x_n is then linear in the noise, see `exact_sgd_outputs`)."""
+        return self._output(value, "dataset")
+
+    def _output(self, value: Any, name: str) -> Normal:
         reason = self._not_linear()
         if reason is not None:
             raise NotImplementedError(f"The law of {self!r} has no closed form: {reason}.")
-        data = self._records(value)
+        data = self._records(value, name)
         q = 1.0 - self.eta
         start = self.x0.mean if isinstance(self.x0, Normal) else self.x0
         mean = q**self.n * np.asarray(start, dtype=np.float64).reshape(-1) + self._weights() @ data
@@ -169,10 +176,10 @@ class NoisyProjSGD(Mechanism):
             return f"x0 is {type(self.x0).__name__}, not a point or a Normal"
         return None
 
-    def _records(self, dataset: ArrayLike) -> NDArray[np.float64]:
-        data = self.loss.check_records(dataset)
+    def _records(self, dataset: ArrayLike, name: str = "dataset") -> NDArray[np.float64]:
+        data = self.loss.check_records(dataset, name)
         if data.shape[0] != self.n:
-            raise fail("dataset", f"n = {self.n} records", f"{data.shape[0]} records")
+            raise fail(name, f"n = {self.n} records", f"{data.shape[0]} records")
         return data
 
     def _simulate(self, data: NDArray[np.float64], runs: int, gen: np.random.Generator) -> NDArray[np.float64]:
@@ -290,7 +297,7 @@ def exact_sgd_outputs(sgd: NoisyProjSGD, dataset: ArrayLike, other: ArrayLike) -
     """
     if not isinstance(sgd, NoisyProjSGD):
         raise fail("sgd", "a NoisyProjSGD", repr(sgd), TypeError)
-    return sgd.output(dataset), sgd.output(other)
+    return sgd._output(dataset, "dataset"), sgd._output(other, "other")
 
 
 __all__ = ["DifferingRecord", "NoisyProjSGD", "SGDDifferingAt", "exact_sgd_outputs"]

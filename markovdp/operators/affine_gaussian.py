@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -62,7 +63,9 @@ class AffineGaussianKernel(MarkovOperator):
                             f"sigma={self.sigma!r}, noise_cov={self.noise_cov!r}.")
         if self.sigma is not None:
             sigma = check_positive("sigma", self.sigma)
-            cov, chol = readonly(sigma**2 * np.eye(d_out)), readonly(sigma * np.eye(d_out))
+            if not math.isfinite(sigma * sigma):
+                raise fail("sigma", "small enough that the variance sigma² is finite (<= 1.34e154)", sigma)
+            cov, chol = readonly(sigma * sigma * np.eye(d_out)), readonly(sigma * np.eye(d_out))
             object.__setattr__(self, "sigma", sigma)
         else:
             cov, chol = check_covariance("noise_cov", self.noise_cov, d_out)

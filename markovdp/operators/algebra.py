@@ -10,6 +10,7 @@ and prints the expression.
 
 from __future__ import annotations
 
+import math
 import numbers
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -20,7 +21,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_points, check_probability_vector, fail
+from .._validation import check_int, check_points, check_probability_vector, check_size, fail
 from ..distributions import Distribution
 from ..pairs import PUSHES, PairSet
 from ..spaces import FiniteSpace, RealSpace, Space, require_compatible
@@ -34,6 +35,13 @@ def _check_operator(name: str, value: Any) -> MarkovOperator:
     if not isinstance(value, MarkovOperator):
         raise fail(name, "a MarkovOperator", type(value).__name__, TypeError)
     return value
+
+
+def _check_operators(name: str, values: Any) -> tuple[MarkovOperator, ...]:
+    """A non-empty list or tuple of MarkovOperators, as a tuple (the operands of a node)."""
+    if not isinstance(values, (list, tuple)) or not values:
+        raise fail(name, "a non-empty tuple of MarkovOperators", repr(values), TypeError)
+    return tuple(_check_operator(name, op) for op in values)
 
 
 def as_finite_kernel(op: MarkovOperator) -> FiniteKernel | None:
@@ -57,6 +65,9 @@ class Chain(MarkovOperator):
     """First ``operators[0]``, then ``operators[1]``, …: the kernel K1 K2 ⋯ (THEORY: Notation)."""
 
     operators: tuple[MarkovOperator, ...]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "operators", _check_operators("operators", self.operators))
 
     @property
     def domain(self) -> Space:
@@ -116,6 +127,10 @@ class Power(MarkovOperator):
     base: MarkovOperator
     r: int
 
+    def __post_init__(self) -> None:
+        _check_operator("base", self.base)
+        object.__setattr__(self, "r", check_int("r", self.r, minimum=1))
+
     @property
     def domain(self) -> Space:
         return self.base.domain
@@ -147,7 +162,7 @@ class Power(MarkovOperator):
 def power(kernel: MarkovOperator, r: int) -> MarkovOperator:
     """``K ** r`` for an int r >= 1: a fold of ``>>``, by repeated squaring where K merges with itself
     (finite: P^r in O(log r) products; Gaussian: sigma sqrt(r)), otherwise a `Power` node."""
-    _check_operator("K", kernel)
+    _check_operator("kernel", kernel)
     if isinstance(r, numbers.Real) and not isinstance(r, numbers.Integral):
         raise fail("r", "an integer >= 1", r, TypeError)
     r = check_int("r", r, minimum=1)
@@ -173,6 +188,14 @@ class Mixture(MarkovOperator):
 
     components: tuple[MarkovOperator, ...]
     weights: NDArray[np.float64]
+
+    def __post_init__(self) -> None:
+        components = _check_operators("components", self.components)
+        weights = check_probability_vector("weights", self.weights)
+        if weights.size != len(components):
+            raise fail("weights", f"one weight per component ({len(components)})", f"{weights.size} weights")
+        object.__setattr__(self, "components", components)
+        object.__setattr__(self, "weights", weights)
 
     @property
     def domain(self) -> Space:
@@ -235,6 +258,9 @@ class Tensor(MarkovOperator):
 
     factors: tuple[MarkovOperator, ...]
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "factors", _check_operators("factors", self.factors))
+
     @property
     def domain(self) -> RealSpace:
         return RealSpace(sum(f.domain.size for f in self.factors))
@@ -277,6 +303,9 @@ def tensor(*kernels: MarkovOperator) -> MarkovOperator:
         return factors[0]
     finite = [as_finite_kernel(f) for f in factors]
     if all(f is not None for f in finite):
+        log_entries = sum(math.log(f.matrix.size) for f in finite)
+        check_size("kernels", f"{len(finite)} finite kernels", math.exp(min(log_entries, 709.0)),
+                   what="the product matrix")
         return FiniteKernel(reduce(np.kron, [f.matrix for f in finite]))
     if all(isinstance(f, GaussianKernel) for f in factors) and len({f.sigma for f in factors}) == 1:
         return GaussianKernel(factors[0].sigma, sum(f.dim for f in factors))
@@ -289,8 +318,14 @@ def tensor(*kernels: MarkovOperator) -> MarkovOperator:
 
 
 def tensor_power(kernel: MarkovOperator, n: int) -> MarkovOperator:
-    """K^{⊗n}: n independent copies of K (AAC-phi)."""
-    return tensor(*([_check_operator("K", kernel)] * check_int("n", n, minimum=1)))
+    """K^{⊗n}: n independent copies of K (AAC-phi); `n` >= 1. A finite K gives a (k^n, m^n) matrix: refused
+    before it is built when it would not fit in the memory cap (`markovdp._validation.memory_cap`)."""
+    _check_operator("kernel", kernel)
+    n = check_int("n", n, minimum=1)
+    finite = as_finite_kernel(kernel)
+    log_entries = math.log(finite.matrix.size) if finite is not None else 0.0
+    check_size("n", n, n + math.exp(min(n * log_entries, 709.0)), what="the n factors and their product matrix")
+    return tensor(*([kernel] * n))
 
 
 def _wrapped(op: MarkovOperator) -> str:

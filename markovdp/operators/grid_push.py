@@ -39,7 +39,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._dispatch import KindRegistry
 from .._random import RNGLike, as_generator
-from .._validation import check_int, check_points, check_positive, fail, readonly
+from .._validation import check_instance, check_int, check_points, check_positive, fail, readonly
 from ..distributions import Distribution
 from ..spaces import RealSpace, require_compatible
 from .base import MarkovOperator
@@ -76,6 +76,7 @@ SHIFT_NOISE: KindRegistry[Callable[[Any], ShiftNoise]] = KindRegistry("shift noi
 
 def shift_noise(kernel: MarkovOperator) -> ShiftNoise:
     """The `ShiftNoise` of a kernel y = x + Z on R (the rule registered in `SHIFT_NOISE` for its class)."""
+    check_instance("kernel", kernel, MarkovOperator, "a MarkovOperator (a kernel y = x + Z on R)")
     rule = SHIFT_NOISE.lookup(type(kernel))
     if rule is None:
         raise NotImplementedError(
@@ -220,6 +221,10 @@ def grid_push(mu: Distribution, kernel: MarkovOperator, *, step: float | None = 
 
     support, cells = _support(mu, tail)
     lo, hi = support[0] - tail * noise.scale, support[1] + tail * noise.scale
+    if not math.isfinite(hi - lo):
+        raise fail("tail", "small enough that the grid's span is finite", tail)
+    if not h <= hi - lo:
+        raise fail("step", f"at most the grid's span {hi - lo:g}", h)
     n = int(math.ceil((hi - lo) / h)) + 1
     if n > max_points:
         raise fail("step", f"large enough for at most max_points = {max_points} nodes "

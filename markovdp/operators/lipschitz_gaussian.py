@@ -17,7 +17,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
-from .._validation import check_int, check_points, check_positive, fail
+from .._validation import check_instance, check_int, check_points, check_positive, check_size, fail
 from ..spaces import IncompatibleSpaces, RealSpace
 from .algebra import Chain, Power
 from .base import MarkovOperator
@@ -148,6 +148,7 @@ class LipschitzGaussianKernel(MarkovOperator):
             dim = self.projection.dim if isinstance(self.projection, Projection) else 1
         else:
             dim = check_int("dim", self.dim, minimum=1)
+        check_size("dim", dim, 4 * LIPSCHITZ_PAIRS * dim, what="the points of the Lipschitz check")
         object.__setattr__(self, "projection", check_projection(self.projection, dim))
         object.__setattr__(self, "dim", dim)
         from numba.core.errors import TypingError
@@ -206,7 +207,21 @@ class LipschitzGaussianKernel(MarkovOperator):
 
 
 def is_lipschitz_chain(operators: Sequence[MarkovOperator]) -> bool:
-    """Whether every operator is a `LipschitzGaussianKernel` or a `Power` of one (so `sample_chain` applies)."""
+    """Whether every operator is a `LipschitzGaussianKernel` or a `Power` of one (so `sample_chain` applies).
+
+    `operators`: a non-empty list or tuple of MarkovOperators.
+    """
+    allowed = "a non-empty list or tuple of MarkovOperators"
+    if not isinstance(operators, (list, tuple)):
+        raise fail("operators", allowed, type(operators).__name__, TypeError)
+    if not operators:
+        raise fail("operators", allowed, "an empty sequence")
+    for op in operators:
+        check_instance("operators", op, MarkovOperator, allowed)
+    return _is_lipschitz_chain(operators)
+
+
+def _is_lipschitz_chain(operators: Sequence[MarkovOperator]) -> bool:
     return all(isinstance(op, LipschitzGaussianKernel)
                or (isinstance(op, Power) and isinstance(op.base, LipschitzGaussianKernel)) for op in operators)
 
@@ -224,8 +239,11 @@ def sample_chain(kernels: Sequence[MarkovOperator] | MarkovOperator, x: ArrayLik
     Same `rng` → same samples; the samples of a point depend on `rng`, its block and its place in it only.
     """
     ops = kernels.operators if isinstance(kernels, Chain) else kernels
+    if not isinstance(ops, (MarkovOperator, list, tuple)):
+        raise fail("kernels", "a non-empty sequence of LipschitzGaussianKernel (or Power of one)",
+                   type(ops).__name__, TypeError)
     ops = (ops,) if isinstance(ops, MarkovOperator) else tuple(ops)
-    if not ops or not is_lipschitz_chain(ops):
+    if not ops or not _is_lipschitz_chain(ops):
         raise fail("kernels", "a non-empty sequence of LipschitzGaussianKernel (or Power of one)",
                    f"{ops!r}", TypeError)
     segments = [(op.base, op.r) if isinstance(op, Power) else (op, 1) for op in ops]

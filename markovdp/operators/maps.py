@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_positive, check_real, check_vector, fail
+from .._validation import check_callable, check_int, check_positive, check_real, check_size, check_vector, fail
 
 #: Tolerance on ||QᵀQ − I||_max for an isometry Q, and on ||H − Hᵀ||_max / ||H||_max for a Hessian H.
 ORTHOGONALITY_TOL = 1e-12
@@ -36,6 +36,7 @@ _EVERYWHERE: set[Any] = set()
 
 def is_lipschitz_everywhere(psi: Any) -> bool:
     """Whether `psi` is a built-in map of this module, whose constant holds on all of R^d (BBGG-T4)."""
+    check_callable("psi", psi, "a map psi(x) (a function)")
     return any(psi is known for known in _EVERYWHERE)
 
 
@@ -120,7 +121,8 @@ def linear_map(L: float, c: ArrayLike = 0.0, *, isometry: ArrayLike | None = Non
             raise fail("isometry", f"orthogonal (|QᵀQ − I| <= {ORTHOGONALITY_TOL:g})", f"|QᵀQ − I| = {gap:.3g}")
         d = Q.shape[0]
     else:
-        d = np.size(c) if np.ndim(c) else (1 if dim is None else dim)
+        d = np.size(c) if np.ndim(c) else (1 if dim is None else check_int("dim", dim, minimum=1))
+        check_size("dim", d, d * d, what="the d x d matrix of the map")
         Q = np.eye(d)
     shift = check_vector("c", c, d, broadcast=True)
     extra = ("" if not shift.any() else f", c={shift.tolist()!r}") + ("" if isometry is None else ", isometry=Q")

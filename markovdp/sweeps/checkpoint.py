@@ -65,6 +65,10 @@ def _directory(out: str | os.PathLike[str], name: str) -> Path:
 
 def saved_batches(out: str | os.PathLike[str], name: str) -> int:
     """How many (grid point, batch) tasks of scenario `name` the manifest under `out` records as saved."""
+    if not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"`out` must be a path (str or os.PathLike); got {type(out).__name__}.")
+    if not isinstance(name, str):
+        raise TypeError(f"`name` must be a scenario name (str); got {type(name).__name__}.")
     try:
         files = json.loads((_directory(out, name) / _MANIFEST).read_text()).get("files", {})
         return sum(int(entry["tasks"]) for entry in files.values())

@@ -26,7 +26,7 @@ from .._validation import check_int
 from .checkpoint import CheckpointStore
 from .dataset import write_dataset
 from .execute import execute
-from .executors import open_executor
+from .executors import check_scheduler, open_executor
 from .lock import out_lock
 from .plan import SweepPlan, plan_sweep
 from .provenance import git_commit, markovdp_version
@@ -160,12 +160,23 @@ def run_sweep(
         If the scheduler, or workers the run cannot do without, are lost mid-run (the finished batches
         stay checkpointed under `out`; ``resume=True`` continues).
     """
+    if out is not None and not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"`out` must be None or a directory path (str or os.PathLike); got {type(out).__name__}.")
+    if progress is not None and not callable(progress):
+        raise TypeError(f"`progress` must be None or a function progress(done, total); got {type(progress).__name__}.")
+    if not isinstance(command, str):
+        raise TypeError(f"`command` must be a string (the command line); got {type(command).__name__}.")
+    if isinstance(executor, str):
+        check_scheduler("executor", executor)
     if executor is None or isinstance(executor, str):
         with open_executor(executor) as opened:
             return run_sweep(scenario, samples=samples, seed=seed, quick=quick, executor=opened, out=out,
                              resume=resume, fresh=fresh, keep_checkpoints=keep_checkpoints,
                              break_lock=break_lock, chunk_size=chunk_size, n_points_total=n_points_total,
                              progress=progress, command=command)
+    if not isinstance(executor, cf.Executor):
+        raise TypeError(f"`executor` must be a concurrent.futures.Executor, a scheduler name or address, or None; "
+                        f"got {type(executor).__name__}.")
     if chunk_size is not None:
         chunk_size = check_int("chunk_size", chunk_size, minimum=1)
     if resume and out is None:

@@ -33,6 +33,8 @@ import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from .._validation import check_positive
+
 __all__ = [
     "LOCAL_SCHEDULERS",
     "DaskExecutor",
@@ -176,8 +178,19 @@ class DaskExecutor(cf.Executor):
             self.client.cancel(tasks)
 
 
+def check_scheduler(name: str, scheduler: str) -> None:
+    """A scheduler string: a local scheduler name or an address with a port (ValueError naming `name`)."""
+    if scheduler not in LOCAL_SCHEDULERS and not _ADDRESS.match(scheduler):
+        raise ValueError(
+            f"`{name}` must be one of {LOCAL_SCHEDULERS}, None (a local cluster) or a scheduler address "
+            f"'tcp://host:port' / 'host:port'; got {scheduler!r}."
+        )
+
+
 def worker_count(executor: cf.Executor) -> int:
     """How many tasks `executor` runs at once (picks default chunk sizes; never affects results)."""
+    if not isinstance(executor, cf.Executor):
+        raise TypeError(f"`executor` must be a concurrent.futures.Executor; got {type(executor).__name__}.")
     if isinstance(executor, SynchronousExecutor):
         return 1
     if isinstance(executor, DaskExecutor):
@@ -279,6 +292,7 @@ def open_executor(scheduler: str | None = None, *, timeout: float = CONNECT_TIME
     ValueError
         If `scheduler` is neither a local scheduler name nor an address with a port.
     """
+    timeout = check_positive("timeout", timeout)
     if scheduler is None:
         with _local_cluster() as executor:
             yield executor
@@ -293,11 +307,7 @@ def open_executor(scheduler: str | None = None, *, timeout: float = CONNECT_TIME
             # Queued tasks are dropped; running ones finish (a pool cannot stop a task mid-way).
             pool.shutdown(wait=True, cancel_futures=True)
         return
-    if not _ADDRESS.match(scheduler):
-        raise ValueError(
-            f"`scheduler` must be one of {LOCAL_SCHEDULERS}, None (a local cluster) or a scheduler address "
-            f"'tcp://host:port' / 'host:port'; got {scheduler!r}."
-        )
+    check_scheduler("scheduler", scheduler)
     client = _connect(scheduler, timeout)
     try:
         with _client_executor(client) as executor:

@@ -151,6 +151,10 @@ def out_lock(out: str | os.PathLike[str], *, break_lock: bool = False, command: 
     OutLocked
         If another live run holds the lock, or a stale one is in the way and `break_lock` is False.
     """
+    if not isinstance(out, (str, os.PathLike)):
+        raise TypeError(f"`out` must be a directory path (str or os.PathLike); got {type(out).__name__}.")
+    if not isinstance(command, str):
+        raise TypeError(f"`command` must be a string (the command line); got {type(command).__name__}.")
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     path = (out / LOCK_NAME).resolve()

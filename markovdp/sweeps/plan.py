@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .._random import canonical_repr, point_key
-from .._validation import check_int, fail
+from .._validation import check_int, check_work, fail
 from .tasks import EvaluateChunk, SimulateChunk
 from .verdict import TARGETS
 
@@ -76,7 +76,15 @@ def _default_chunk_size(n_tasks: int, n_workers: int, *, cap: int) -> int:
     return max(1, min(cap, math.ceil(n_tasks / (4 * max(1, n_workers)))))
 
 
+#: What `plan_sweep` reads of a scenario (the `SweepScenario` protocol).
+_SCENARIO_MEMBERS = ("name", "theory_id", "batch_size", "target", "confidence", "grid", "evaluate", "simulate",
+                     "estimate")
+
+
 def _check_scenario(scenario: Any) -> tuple[str, int]:
+    if not all(hasattr(scenario, member) for member in _SCENARIO_MEMBERS):
+        raise fail("scenario", "a SweepScenario (e.g. a markovdp.validation.Scenario)", type(scenario).__name__,
+                   TypeError)
     name = scenario.name
     if not isinstance(name, str) or not name or name.startswith(".") or any(c in name for c in "/\\\0"):
         raise fail("scenario.name", "a non-empty file-name-safe string (no '/', no leading '.')", repr(name))
@@ -108,14 +116,24 @@ def _check_grid(scenario: Any, grid: Any) -> dict[str, list[Any]]:
     return out
 
 
+def _root_seed(seed: Any) -> np.random.SeedSequence:
+    """The root of every task's seed address: a SeedSequence as given, else SeedSequence(seed)."""
+    if isinstance(seed, np.random.SeedSequence):
+        return seed
+    if seed is not None:
+        check_int("seed", seed, minimum=0)
+    return np.random.SeedSequence(seed)
+
+
 def plan_sweep(scenario: Any, *, samples: int, seed: int | np.random.SeedSequence | None, quick: bool = False,
                n_points_total: int | None = None) -> SweepPlan:
     """The plan of `scenario` over its (quick) grid with `samples` per point and side (see `run_sweep`)."""
     samples = check_int("samples", samples, minimum=1)
     name, batch_size = _check_scenario(scenario)
-    root = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
+    root = _root_seed(seed)
     grid = _check_grid(scenario, scenario.grid(bool(quick)))
     points = tuple(dict(zip(grid, combo, strict=True)) for combo in itertools.product(*grid.values()))
+    check_work("samples", samples, 2.0 * samples * len(points), what=f"{len(points)} grid points x 2 sides x samples")
     total = len(points) if n_points_total is None else check_int("n_points_total", n_points_total, minimum=1)
     keys = np.array([point_key({"scenario": name, **p}) for p in points], dtype=np.uint64)
     return SweepPlan(name=name, batch_size=batch_size, samples=samples, root=root, grid=grid, points=points,

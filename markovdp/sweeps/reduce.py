@@ -15,6 +15,7 @@ import numpy as np
 import xarray as xr
 from numpy.typing import NDArray
 
+from .._validation import check_int
 from .dataset import build_dataset
 from .plan import SweepPlan
 from .tasks import where
@@ -28,7 +29,7 @@ VERDICT_ALPHA = 1e-6
 
 def verdict_confidence(n_points_total: int) -> float:
     """The level ``1 − 1e-6 / m`` of the Monte Carlo check, m = grid points in the whole run (Bonferroni)."""
-    return 1.0 - VERDICT_ALPHA / n_points_total
+    return 1.0 - VERDICT_ALPHA / check_int("n_points_total", n_points_total, minimum=1)
 
 
 def stacked_counts(scenario: Any, point: Mapping[str, Any],

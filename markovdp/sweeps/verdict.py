@@ -18,6 +18,13 @@ RTOL, ATOL = 1e-9, 1e-12
 TARGETS = ("upper", "equality")
 
 
+def _number(name: str, value: float) -> float:
+    """A real number (NaN and ±inf allowed: they mean something here), else the TypeError naming `name`."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise TypeError(f"`{name}` must be a real number (NaN allowed); got {value!r} of type {type(value).__name__}.")
+    return float(value)
+
+
 def verdict(bound: float, exact: float, ci_low: float, *, target: str = "upper") -> int:
     """OK (0), VIOLATION (1) or NOT_APPLICABLE (2) for one grid point.
 
@@ -43,6 +50,7 @@ def verdict(bound: float, exact: float, ci_low: float, *, target: str = "upper")
     """
     if target not in TARGETS:
         raise ValueError(f"`target` must be one of {TARGETS}; got {target!r}.")
+    bound, exact, ci_low = _number("bound", bound), _number("exact", exact), _number("ci_low", ci_low)
     if math.isnan(bound):
         return NOT_APPLICABLE
     ceiling = bound * (1 + RTOL) + ATOL

@@ -10,6 +10,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 from typing import Any
 
+from .._validation import check_choice
 from .builtin import SCENARIOS
 
 __all__ = ["ENTRY_POINT_GROUP", "all_scenarios", "get_scenario", "installed_scenarios"]
@@ -54,6 +55,4 @@ def all_scenarios() -> dict[str, Any]:
 def get_scenario(name: str) -> Any:
     """The scenario called `name`, built-in or installed (ValueError listing the known names otherwise)."""
     known = all_scenarios()
-    if name not in known:
-        raise ValueError(f"`scenario` must be one of {', '.join(known)}; got {name!r}.")
-    return known[name]
+    return known[check_choice("name", name, tuple(known))]

@@ -9,9 +9,9 @@ import math
 from typing import Any
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
-from ..._validation import readonly
+from ..._validation import check_eps, check_order, check_probability_vector, fail, readonly
 from ...distributions import Categorical, Distribution
 from .registry import Array, register
 
@@ -29,13 +29,27 @@ def _aligned(mu: Distribution, nu: Distribution) -> tuple[Array, Array]:
     return p, q
 
 
-def hockey_stick_finite(p: Array, q: Array, eps: Array) -> Array:
+def _vectors(p: ArrayLike, q: ArrayLike) -> tuple[Array, Array]:
+    """Two probability vectors over the same atoms (checked)."""
+    pv, qv = check_probability_vector("p", p), check_probability_vector("q", q)
+    if qv.size != pv.size:
+        raise fail("q", f"a probability vector over the same {pv.size} atoms as `p`", f"{qv.size} atoms")
+    return pv, qv
+
+
+def hockey_stick_finite(p: ArrayLike, q: ArrayLike, eps: ArrayLike) -> Array:
     """Σ_i [p_i − e^eps q_i]_+ for each eps of a 1-D array (THEORY: Notation); eps = inf gives D_inf = p(q = 0).
 
+    `p`, `q`: probability vectors of one length; `eps` >= 0 (``inf`` allowed), a scalar or 1-D array.
     One pass for all eps (`hockey_stick_finite_pairs`): no cancellation, no overflow of e^eps (eps up to inf),
     every value >= 0. It equals the term-by-term sum of ``−p expm1(eps − L)`` to a few ulps relative; the one
     error left is that of L = log p − log q itself (~(|log p| + |log q|) ulps) on terms at the threshold.
     """
+    pv, qv = _vectors(p, q)
+    return _hockey_stick_vectors(pv, qv, np.ravel(check_eps("eps", eps, allow_inf=True)))
+
+
+def _hockey_stick_vectors(p: Array, q: Array, eps: Array) -> Array:
     P = _frozen(np.ascontiguousarray(p, dtype=np.float64)[None, :])
     Q = _frozen(np.ascontiguousarray(q, dtype=np.float64)[None, :])
     return _hockey_stick(P, Q, _FIRST_ROWS, eps)[:, 0]
@@ -120,11 +134,16 @@ _KEEP_RATIO = 4.0
 _EXP_SAFE = 709.0
 
 
-def kl_finite(p: Array, q: Array) -> float:
-    """Σ_i p_i log(p_i/q_i); +inf if some p_i > 0 = q_i (THEORY: Notation).
+def kl_finite(p: ArrayLike, q: ArrayLike) -> float:
+    """Σ_i p_i log(p_i/q_i); +inf if some p_i > 0 = q_i (THEORY: Notation). `p`, `q`: probability vectors of one
+    length.
 
     Summed as Σ (p log(p/q) − p + q) (scipy.special.kl_div): non-negative terms for normalised p, q.
     """
+    return _kl_vectors(*_vectors(p, q))
+
+
+def _kl_vectors(p: Array, q: Array) -> float:
     if np.any((p > 0) & (q == 0)):
         return math.inf
     from scipy import special  # here, not at import: scipy.special costs ~0.2 s to import
@@ -132,11 +151,17 @@ def kl_finite(p: Array, q: Array) -> float:
     return float(special.kl_div(p, q).sum())
 
 
-def renyi_finite(p: Array, q: Array, alpha: Array) -> Array:
+def renyi_finite(p: ArrayLike, q: ArrayLike, alpha: ArrayLike) -> Array:
     """1/(alpha−1) log Σ_{p>0} p^alpha q^(1−alpha); alpha = inf: log max_{p>0} p/q (THEORY: Notation).
 
+    `p`, `q`: probability vectors of one length; `alpha` in (1, inf], a scalar or 1-D array.
     In log space (logsumexp), so alpha = 1e3 stays finite; +inf where supp(p) ⊄ supp(q).
     """
+    pv, qv = _vectors(p, q)
+    return _renyi_vectors(pv, qv, np.ravel(check_order("alpha", alpha)))
+
+
+def _renyi_vectors(p: Array, q: Array, alpha: Array) -> Array:
     return renyi_finite_rows(p[None, :], q[None, :], alpha)[:, 0]
 
 
@@ -253,17 +278,17 @@ def _renyi_block(P: Array, Q: Array, alpha: Array) -> Array:
 
 @register("hockey_stick", "finite_sum", ("atomic", "atomic"))
 def _hs_atomic(mu: Distribution, nu: Distribution, eps: Array) -> Array:
-    return hockey_stick_finite(*_aligned(mu, nu), eps)
+    return _hockey_stick_vectors(*_aligned(mu, nu), eps)
 
 
 @register("kl", "finite_sum", ("atomic", "atomic"))
 def _kl_atomic(mu: Distribution, nu: Distribution, _: None) -> Array:
-    return np.array([kl_finite(*_aligned(mu, nu))])
+    return np.array([_kl_vectors(*_aligned(mu, nu))])
 
 
 @register("renyi", "finite_sum", ("atomic", "atomic"))
 def _renyi_atomic(mu: Distribution, nu: Distribution, alpha: Array) -> Array:
-    return renyi_finite(*_aligned(mu, nu), alpha)
+    return _renyi_vectors(*_aligned(mu, nu), alpha)
 
 
 # Atomic vs absolutely continuous: mutually singular. E_gamma = 1 for every gamma (the event "the atoms",

@@ -27,11 +27,15 @@ def laplace_log_g(alpha: float, z: float) -> float:
     for small exponents by ``log1p(w1 expm1(x1) + w2 expm1(x2))`` (the weights sum to 1), which keeps
     full relative accuracy as z → 0.
     """
-    w1, w2 = alpha / (2.0 * alpha - 1.0), (alpha - 1.0) / (2.0 * alpha - 1.0)
+    if 2.0 * alpha - 1.0 > 1.7e308:  # alpha > 8.5e307: 2 alpha − 1 overflows; both weights are 1/2 in doubles
+        w1 = w2 = 0.5
+    else:
+        w1, w2 = alpha / (2.0 * alpha - 1.0), (alpha - 1.0) / (2.0 * alpha - 1.0)
     x1, x2 = z * (alpha - 1.0), -z * alpha
     if max(abs(x1), abs(x2)) < 0.5:
         return math.log1p(w1 * math.expm1(x1) + w2 * math.expm1(x2))
-    return float(np.logaddexp(math.log(w1) + x1, math.log(w2) + x2))
+    with np.errstate(over="ignore"):  # x1 − x2 may overflow inside logaddexp; its result is still exact
+        return float(np.logaddexp(math.log(w1) + x1, math.log(w2) + x2))
 
 
 def laplace_renyi(z: float, alpha: Array) -> Array:

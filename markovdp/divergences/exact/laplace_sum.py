@@ -20,7 +20,9 @@ import warnings
 from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..._validation import check_eps, check_order, check_positive, check_range, fail
 from ...distributions.laplace_sum import LaplaceSum, _phi
 from .registry import Array, NoRule, register
 
@@ -63,7 +65,29 @@ class _ShiftPair:
 
 
 # ------------------------------------------------------------------------------------------ hockey-stick
-def laplace_sum_hockey_stick(dist: float, a: float, b: float, eps: Array) -> Array:
+def _scales(dist: float, a: float, b: float) -> tuple[float, float, float]:
+    """Checked (Δ, a, b): Δ >= 0 finite, a >= b > 0 finite (a the larger of the two scales)."""
+    d = float(check_range("dist", dist, low=0.0, allowed=">= 0 and finite (a distance |m1 − m2|)"))
+    a, b = check_positive("a", a), check_positive("b", b)
+    if b > a:
+        raise fail("b", f"<= a = {a!r} (a is the larger of the two scales)", b)
+    return d, a, b
+
+
+def _as_output(values: Array, shape: tuple[int, ...]) -> float | Array:
+    out = values.reshape(shape)
+    return float(out) if out.ndim == 0 else out
+
+
+def laplace_sum_hockey_stick(dist: float, a: float, b: float, eps: ArrayLike) -> float | Array:
+    """E_{e^eps}(LaplaceSum(0, a, b) || LaplaceSum(dist, a, b)) for `dist` Δ >= 0, scales a >= b > 0 and eps >= 0
+    (``inf`` allowed; scalar or array). THEORY: BBGG-E2, BBGG-L3 (STD-LapHS); the method: `_hockey_stick`."""
+    d, a, b = _scales(dist, a, b)
+    values = np.asarray(check_eps("eps", eps, allow_inf=True), dtype=np.float64)
+    return _as_output(_hockey_stick(d, a, b, values.ravel()), values.shape)
+
+
+def _hockey_stick(dist: float, a: float, b: float, eps: Array) -> Array:
     """E_{e^eps}(LaplaceSum(0, a, b) || LaplaceSum(dist, a, b)), a >= b. THEORY: BBGG-E2, BBGG-L3 (STD-LapHS).
 
     The loss is monotone, so the optimal event is a half-line {x <= t} with L(t) = eps, and the value is
@@ -170,7 +194,15 @@ def _log_expm1(y: Array) -> Array:
     return y + np.log(-np.expm1(-y))
 
 
-def laplace_sum_renyi(dist: float, a: float, b: float, alpha: Array) -> Array:
+def laplace_sum_renyi(dist: float, a: float, b: float, alpha: ArrayLike) -> float | Array:
+    """R_alpha(LaplaceSum(0, a, b) || LaplaceSum(dist, a, b)) for `dist` Δ >= 0, scales a >= b > 0 and alpha in
+    (1, inf] (scalar or array), in nats. THEORY: BBGG-E2."""
+    d, a, b = _scales(dist, a, b)
+    values = np.asarray(check_order("alpha", alpha), dtype=np.float64)
+    return _as_output(_renyi(d, a, b, values.ravel()), values.shape)
+
+
+def _renyi(dist: float, a: float, b: float, alpha: Array) -> Array:
     """R_alpha(LaplaceSum(0, a, b) || LaplaceSum(dist, a, b)), a >= b, alpha in (1, inf]. THEORY: BBGG-E2.
 
     No closed form is known; by the oddness of L about Δ/2,
@@ -198,6 +230,12 @@ def laplace_sum_renyi(dist: float, a: float, b: float, alpha: Array) -> Array:
 
 
 def laplace_sum_kl(dist: float, a: float, b: float) -> float:
+    """KL(LaplaceSum(0, a, b) || LaplaceSum(dist, a, b)) for `dist` Δ >= 0 and scales a >= b > 0, in nats.
+    THEORY: BBGG-E2."""
+    return _kl(*_scales(dist, a, b))
+
+
+def _kl(dist: float, a: float, b: float) -> float:
     """KL(LaplaceSum(0, a, b) || LaplaceSum(dist, a, b)) = ∫_{x < Δ/2} f L (−expm1(−L)) dx (oddness of L
     about Δ/2: a positive integrand), by quad as in `laplace_sum_renyi`; clipped to [0, Δ/a]."""
     if dist == 0.0:
@@ -223,17 +261,17 @@ def _shift(mu: LaplaceSum, nu: LaplaceSum) -> tuple[float, float, float]:
 def _hs_laplace_sum(mu: LaplaceSum, nu: LaplaceSum, eps: Array) -> Array:
     if mu.scales != nu.scales and np.all(np.isinf(eps)):
         return np.zeros(eps.shape)  # D_inf = 0: both laws have positive densities everywhere
-    return laplace_sum_hockey_stick(*_shift(mu, nu), eps)
+    return _hockey_stick(*_shift(mu, nu), eps)
 
 
 @register("renyi", "closed_form", (LaplaceSum, LaplaceSum))
 def _renyi_laplace_sum(mu: LaplaceSum, nu: LaplaceSum, alpha: Array) -> Array:
-    return laplace_sum_renyi(*_shift(mu, nu), alpha)
+    return _renyi(*_shift(mu, nu), alpha)
 
 
 @register("kl", "closed_form", (LaplaceSum, LaplaceSum))
 def _kl_laplace_sum(mu: LaplaceSum, nu: LaplaceSum, _: None) -> Array:
-    return np.array([laplace_sum_kl(*_shift(mu, nu))])
+    return np.array([_kl(*_shift(mu, nu))])
 
 
 __all__ = ["laplace_sum_hockey_stick", "laplace_sum_kl", "laplace_sum_renyi"]

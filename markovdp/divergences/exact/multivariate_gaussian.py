@@ -17,7 +17,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
+from numpy.typing import ArrayLike
 
+from ..._validation import check_instance, check_order, check_real, check_vector, fail
 from ...distributions import Normal
 from ...distributions.multivariate_normal import MultivariateNormal, as_multivariate_normal
 from .gaussian import gauss_hockey_stick, gauss_hockey_stick_scales
@@ -37,9 +39,34 @@ def _difference(p: MultivariateNormal, q: MultivariateNormal) -> Array:
     return (p.mean - q.mean).reshape(d)
 
 
-def mahalanobis(delta: Array, cholesky: Array) -> float:
-    """||delta||_{Σ⁻¹} = sqrt(deltaᵀ Σ⁻¹ delta) with Σ = L Lᵀ: the norm of L⁻¹ delta."""
+def mahalanobis(delta: ArrayLike, cholesky: ArrayLike) -> float:
+    """||delta||_{Σ⁻¹} = sqrt(deltaᵀ Σ⁻¹ delta) with Σ = L Lᵀ: the norm of L⁻¹ delta.
+
+    `delta`: a finite vector of length d; `cholesky`: L, a finite lower-triangular (d, d) matrix with a positive
+    diagonal (e.g. ``MultivariateNormal.cholesky``).
+    """
+    vec = check_vector("delta", delta)
+    low = np.asarray(check_real("cholesky", cholesky))
+    d = vec.size
+    if low.shape != (d, d):
+        raise fail("cholesky", f"a lower-triangular matrix of shape ({d}, {d})", f"shape {low.shape}")
+    if np.any(np.triu(low, 1) != 0.0) or not np.all(np.diag(low) > 0.0):
+        raise fail("cholesky", "lower-triangular with a positive diagonal (a Cholesky factor)", "another matrix")
+    return _mahalanobis(vec, low)
+
+
+def _mahalanobis(delta: Array, cholesky: Array) -> float:
     return float(np.linalg.norm(np.linalg.solve(cholesky, delta)))
+
+
+def _checked_pair(p: Normal | MultivariateNormal, q: Normal | MultivariateNormal) -> tuple[MultivariateNormal, ...]:
+    """Two Gaussians on one R^d as MultivariateNormal (TypeError / ValueError naming `p` or `q`)."""
+    allowed = "a MultivariateNormal (or Normal)"
+    pm = as_multivariate_normal(check_instance("p", p, (Normal, MultivariateNormal), allowed))
+    qm = as_multivariate_normal(check_instance("q", q, (Normal, MultivariateNormal), allowed))
+    if qm.space.d != pm.space.d:
+        raise fail("q", f"a Gaussian on R^{pm.space.d}, the space of `p`", f"a Gaussian on R^{qm.space.d}")
+    return pm, qm
 
 
 def _common_frame(p: MultivariateNormal, q: MultivariateNormal) -> tuple[Array, Array]:
@@ -50,19 +77,25 @@ def _common_frame(p: MultivariateNormal, q: MultivariateNormal) -> tuple[Array, 
     return lam, delta
 
 
-def mvn_renyi(p: MultivariateNormal, q: MultivariateNormal, alpha: Array) -> Array:
-    """STD-GaussRenyi, matrix form: R_alpha(p || q) for alpha in (1, inf] (module docstring).
+def mvn_renyi(p: MultivariateNormal, q: MultivariateNormal, alpha: ArrayLike) -> Array:
+    """STD-GaussRenyi, matrix form: R_alpha(p || q) for alpha in (1, inf] (module docstring), in nats; `p`, `q`
+    Gaussians on one R^d (MultivariateNormal or Normal).
 
     Equal covariances: alpha/2 ||Δ||²_{Σ⁻¹} (alpha = inf: 0 if Δ = 0, else inf). alpha = inf otherwise:
     Σ_i [−½ log λ_i + δ_i² / (2 (1 − λ_i))] if every λ_i < 1 (Σ1 < Σ2), inf if some λ_i > 1; the
     alpha → inf limit of the finite formula (a coordinate with 1 − 1e-12 <= λ_i <= 1 counts as λ_i = 1).
     """
+    pm, qm = _checked_pair(p, q)
+    return _mvn_renyi(pm, qm, np.asarray(check_order("alpha", alpha), dtype=np.float64))
+
+
+def _mvn_renyi(p: MultivariateNormal, q: MultivariateNormal, alpha: Array) -> Array:
     alpha = np.asarray(alpha, dtype=np.float64)
     out = np.empty(alpha.shape)
     inf = np.isinf(alpha)
     a = alpha[~inf]
     if np.array_equal(p.cov, q.cov):
-        dist = mahalanobis(_difference(p, q), q.cholesky)
+        dist = _mahalanobis(_difference(p, q), q.cholesky)
         out[~inf] = a * dist**2 / 2.0
         out[inf] = 0.0 if dist == 0.0 else math.inf
         return out
@@ -89,9 +122,14 @@ def _renyi_inf(lam: Array, delta: Array) -> float:
 
 
 def mvn_kl(p: MultivariateNormal, q: MultivariateNormal) -> float:
-    """KL(p || q) = ½ [tr(Σ2⁻¹ Σ1) − d + Δᵀ Σ2⁻¹ Δ + log det Σ2 − log det Σ1] = ½ Σ_i (λ_i − 1 − log λ_i + δ_i²)."""
+    """KL(p || q) = ½ [tr(Σ2⁻¹ Σ1) − d + Δᵀ Σ2⁻¹ Δ + log det Σ2 − log det Σ1] = ½ Σ_i (λ_i − 1 − log λ_i + δ_i²),
+    in nats; `p`, `q` Gaussians on one R^d (MultivariateNormal or Normal)."""
+    return _mvn_kl(*_checked_pair(p, q))
+
+
+def _mvn_kl(p: MultivariateNormal, q: MultivariateNormal) -> float:
     if np.array_equal(p.cov, q.cov):
-        return 0.5 * mahalanobis(_difference(p, q), q.cholesky) ** 2
+        return 0.5 * _mahalanobis(_difference(p, q), q.cholesky) ** 2
     lam, delta = _common_frame(p, q)
     u = 1.0 - lam
     return float(0.5 * (-u - np.log1p(-u) + np.square(delta)).sum())
@@ -102,7 +140,7 @@ def _hs_mvn(mu: Normal | MultivariateNormal, nu: Normal | MultivariateNormal, ep
     # STD-GaussHS depends on the two means only through ||m1 − m2||_{Σ⁻¹} when both covariances are Σ
     p, q = _pair(mu, nu)
     if np.array_equal(p.cov, q.cov):
-        return gauss_hockey_stick(mahalanobis(_difference(p, q), q.cholesky), eps)
+        return gauss_hockey_stick(_mahalanobis(_difference(p, q), q.cholesky), eps)
     if np.all(np.isinf(eps)):
         return np.zeros(eps.shape)  # everywhere-positive densities: D_inf = 0
     if p.space.d != 1:
@@ -114,12 +152,12 @@ def _hs_mvn(mu: Normal | MultivariateNormal, nu: Normal | MultivariateNormal, ep
 
 @register("renyi", "closed_form", *_PAIRS)
 def _renyi_mvn(mu: Normal | MultivariateNormal, nu: Normal | MultivariateNormal, alpha: Array) -> Array:
-    return mvn_renyi(*_pair(mu, nu), alpha)
+    return _mvn_renyi(*_pair(mu, nu), alpha)
 
 
 @register("kl", "closed_form", *_PAIRS)
 def _kl_mvn(mu: Normal | MultivariateNormal, nu: Normal | MultivariateNormal, _: None) -> Array:
-    return np.array([mvn_kl(*_pair(mu, nu))])
+    return np.array([_mvn_kl(*_pair(mu, nu))])
 
 
 __all__ = ["mahalanobis", "mvn_kl", "mvn_renyi"]

@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._dispatch import Key, PairRegistry
-from ..._validation import check_eps, check_order, fail
+from ..._validation import check_choice, check_eps, check_order, fail
 from ...distributions import Distribution
 from ...spaces import IncompatibleSpaces
 
@@ -38,8 +38,8 @@ class NoRule(Exception):
 
 def register(divergence: str, method: str, *pairs: tuple[Key, Key]) -> Callable[[Rule], Rule]:
     """Register `rule` as the `method` for `divergence` on each ``(type or kind, type or kind)`` in `pairs`."""
-    if divergence not in _NAMES or method not in METHODS[:2]:
-        raise ValueError(f"unknown divergence {divergence!r} or method {method!r}")
+    check_choice("divergence", divergence, tuple(_NAMES))
+    check_choice("method", method, METHODS[:2])
 
     def decorate(rule: Rule) -> Rule:
         for left, right in pairs:

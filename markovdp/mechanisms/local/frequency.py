@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..._validation import check_int, check_real, check_states, fail
+from ..._validation import check_int, check_real, check_size, check_states, fail
 from ...spaces import IncompatibleSpaces
 
 __all__ = ["empirical_frequencies", "l1_error", "l2_squared_error", "linf_error", "project_simplex"]
@@ -20,6 +20,7 @@ __all__ = ["empirical_frequencies", "l1_error", "l2_squared_error", "linf_error"
 def empirical_frequencies(x: ArrayLike, k: int) -> NDArray[np.float64]:
     """f(v) = (1/n) Σ_i 1(X_i = v) for v = 0..k-1: the heavy-hitter target of n >= 1 inputs in {0..k-1} (SRP-Est)."""
     size = check_int("k", k, minimum=1)
+    check_size("k", size, size, what="the k frequencies")
     states = check_states("x", x, size).ravel()
     if states.size == 0:
         raise fail("x", "a non-empty array of inputs (n >= 1 users)", "an empty array")

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..._validation import check_int, fail
+from ..._validation import check_int, check_stochastic_matrix, fail
 from ...operators.finite import FiniteKernel
 
 __all__ = ["per_sample_epsilon", "sequence_channel"]
@@ -39,8 +39,18 @@ def _keyed_parts(mechanism: Any) -> tuple[NDArray[np.int64], NDArray[np.float64]
     return np.asarray(table), np.asarray(probs, dtype=np.float64), m
 
 
+def _power_up_to(base: int, T: int, limit: int) -> int | None:
+    """base^T if it is at most `limit`, else None — without forming a huge power (base >= 2: <= log2(limit) steps)."""
+    out = 1
+    for _ in range(T):
+        out *= base
+        if out > limit:
+            return None
+    return out
+
+
 def _check_size(k: int, m: int, T: int) -> None:
-    if max(k, m) ** T > MAX_TUPLES:
+    if _power_up_to(max(k, m), T, MAX_TUPLES) is None:
         raise fail("T", f"small enough that max(k, m)^T <= {MAX_TUPLES} (k = {k}, m = {m})", T)
 
 
@@ -68,12 +78,16 @@ def sequence_channel(mechanism: Any, T: int, *, reuse: bool) -> FiniteKernel:
 
 def per_sample_epsilon(channel: Any, k: int, T: int) -> float:
     """max over tuples x, x' differing in exactly one sample and outputs y of |log Q(y|x) − log Q(y|x')| (inf if
-    one is 0 and the other is not): the exact per-sample eps of a T-tuple channel on inputs [k]^T (AAC-T1)."""
+    one is 0 and the other is not): the exact per-sample eps of a T-tuple channel on inputs [k]^T (AAC-T1).
+
+    `channel`: a row-stochastic matrix with k^T rows, or an object with one as ``matrix`` (a FiniteKernel from
+    `sequence_channel`, a finite mechanism); `k` >= 2, `T` >= 1.
+    """
     k = check_int("k", k, minimum=2)
     T = check_int("T", T, minimum=1)
-    P = np.asarray(channel.matrix if hasattr(channel, "matrix") else channel, dtype=np.float64)
-    if P.shape[0] != k**T:
-        raise fail("channel", f"a channel with k^T = {k**T} rows", f"{P.shape[0]} rows")
+    P = check_stochastic_matrix("channel", getattr(channel, "matrix", channel))
+    if _power_up_to(k, T, P.shape[0]) != P.shape[0]:
+        raise fail("T", f"such that the channel's {P.shape[0]} rows are the k^T input tuples (k = {k})", T)
     xs = np.indices((k,) * T).reshape(T, -1)
     worst = 0.0
     with np.errstate(divide="ignore"):

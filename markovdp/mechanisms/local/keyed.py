@@ -13,7 +13,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike, as_generator
-from ..._validation import check_int, check_probability_vector, check_reporters, fail, readonly
+from ..._validation import check_int, check_probability_vector, check_reporters, check_size, fail, readonly
 from ...operators.finite import FiniteKernel
 from ...spaces import IncompatibleSpaces
 from ..base import AllPairs
@@ -102,6 +102,7 @@ def draw_keys(key_probs: NDArray[np.float64], n: int, *, rng: RNGLike = None, se
     """
     probs = check_probability_vector("key_probs", key_probs)
     n = check_int("n", n, minimum=0)
+    check_size("n", n, 3 * n, what="the keys and their random blocks")
     if secure:
         return _keys_from_blocks(probs, _secure_blocks(n), lambda: int(_secure_blocks(1)[0]))
     gen = as_generator(rng)

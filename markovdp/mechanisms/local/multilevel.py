@@ -19,13 +19,24 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike
-from ..._validation import check_int, check_reporters, check_states, check_vector, fail, readonly
+from ..._validation import (
+    check_eps,
+    check_int,
+    check_positive,
+    check_reporters,
+    check_scalar,
+    check_size,
+    check_states,
+    check_vector,
+    fail,
+    readonly,
+)
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import FiniteMechanism, MatrixMechanism
 from .entropy import entropy_bits
 from .keyed import draw_keys
-from .recoverable import circulant
+from .recoverable import _circulant
 
 __all__ = ["BBGG_T1_RULES", "MultiLevelMechanism", "added_key_law", "rr_key_law"]
 
@@ -42,7 +53,17 @@ def _symmetric(k: int, b: float) -> NDArray[np.float64]:
 
 
 def rr_key_law(k: int, eps: float) -> NDArray[np.float64]:
-    """The key of k-ary RR for eps: 1/(1 + (k − 1) e^-eps) at 0, e^-eps/(1 + (k − 1) e^-eps) elsewhere."""
+    """The key of k-ary RR for eps: 1/(1 + (k − 1) e^-eps) at 0, e^-eps/(1 + (k − 1) e^-eps) elsewhere.
+
+    `k` >= 2, `eps` >= 0 and finite (nats).
+    """
+    k = check_int("k", k, minimum=2)
+    eps = check_scalar("eps", check_eps("eps", eps))
+    check_size("k", k, k, what="the key law")
+    return _rr_key_law(k, eps)
+
+
+def _rr_key_law(k: int, eps: float) -> NDArray[np.float64]:
     t = math.exp(-eps)
     law = np.full(k, t / (1.0 + (k - 1) * t))
     law[0] = 1.0 / (1.0 + (k - 1) * t)
@@ -54,7 +75,18 @@ def added_key_law(k: int, eps_from: float, eps_to: float) -> NDArray[np.float64]
 
     b' = (b(eps_to) − b(eps_from)) / lambda(eps_from), written without cancellation as
     e^-eps_to (−expm1(eps_to − eps_from)) / ((1 + (k − 1) e^-eps_to)(−expm1(−eps_from))).
+    `k` >= 2; `eps_from` > `eps_to` > 0, both finite (nats).
     """
+    k = check_int("k", k, minimum=2)
+    eps_from = check_positive("eps_from", eps_from)
+    eps_to = check_positive("eps_to", eps_to)
+    if not eps_to < eps_from:
+        raise fail("eps_to", f"< eps_from = {eps_from!r} (the added key only lowers eps)", eps_to)
+    check_size("k", k, k, what="the key law")
+    return _added_key_law(k, eps_from, eps_to)
+
+
+def _added_key_law(k: int, eps_from: float, eps_to: float) -> NDArray[np.float64]:
     b = (math.exp(-eps_to) * -math.expm1(eps_to - eps_from)
          / ((1.0 + (k - 1) * math.exp(-eps_to)) * -math.expm1(-eps_from)))
     return _symmetric(k, b)
@@ -62,7 +94,7 @@ def added_key_law(k: int, eps_from: float, eps_to: float) -> NDArray[np.float64]
 
 def _convolve(p: NDArray[np.float64], q: NDArray[np.float64]) -> NDArray[np.float64]:
     """(p * q)[z] = Σ_u p[u] q[(z − u) mod k] on Z_k."""
-    return p @ circulant(q)
+    return p @ _circulant(q)
 
 
 def _check_levels(value: ArrayLike) -> tuple[float, ...]:
@@ -98,7 +130,8 @@ class MultiLevelMechanism(MatrixMechanism):
     def key_probs(self) -> tuple[NDArray[np.float64], ...]:
         """The laws of U_1, …, U_d: U_1 the RR key of eps_1, U_{j+1} = `added_key_law(k, eps_j, eps_{j+1})`."""
         e = self.eps_levels
-        laws = [rr_key_law(self.k, e[0])] + [added_key_law(self.k, e[j], e[j + 1]) for j in range(self.d - 1)]
+        check_size("k", self.k, self.k * self.d, what="the key laws")
+        laws = [_rr_key_law(self.k, e[0])] + [_added_key_law(self.k, e[j], e[j + 1]) for j in range(self.d - 1)]
         smallest = min(float(law.min()) for law in laws)
         if smallest < _TINY:  # subnormal or 0: the views' log-ratios (ldp_epsilon) would no longer be exact
             raise fail("eps_levels", "levels whose key probabilities are normal doubles (eps_1 up to about 708), "
@@ -121,15 +154,15 @@ class MultiLevelMechanism(MatrixMechanism):
 
     def view(self, j: int) -> FiniteMechanism:
         """Analyst j's channel x ↦ law of (x + U_1 + … + U_j) mod k (j in 1..d), local-DP neighbours."""
-        return FiniteMechanism(circulant(self._view_laws[self._check_level(j) - 1]))
+        return FiniteMechanism(_circulant(self._view_laws[self._check_level(j) - 1]))
 
     def added_key(self, j: int) -> FiniteKernel:
         """The kernel z ↦ z + U_{j+1} mod k taking level j's view to level j+1's (j in 1..d−1)."""
-        return FiniteKernel(circulant(self.key_probs[self._check_level(j, self.d - 1)]))
+        return FiniteKernel(_circulant(self.key_probs[self._check_level(j, self.d - 1)]))
 
     @cached_property
     def matrix(self) -> NDArray[np.float64]:  # type: ignore[override]
-        return circulant(self._view_laws[-1])
+        return _circulant(self._view_laws[-1])
 
     @property
     def neighbours(self) -> AllPairs:

@@ -11,7 +11,16 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike
-from ..._validation import check_eps, check_int, check_reporters, check_states, fail, readonly
+from ..._validation import (
+    check_eps,
+    check_int,
+    check_probability_vector,
+    check_reporters,
+    check_size,
+    check_states,
+    fail,
+    readonly,
+)
 from ...operators.finite import FiniteKernel
 from ..base import AllPairs
 from ..finite import MatrixMechanism
@@ -42,6 +51,7 @@ def q_min(k: int, eps: float, s: int) -> NDArray[np.float64]:
     s = check_int("s", s, minimum=1)
     if s > k - 1:
         raise fail("s", f"an integer in 1..{k - 1} (k = {k})", s)
+    check_size("k", k, k, what="the key law")
     out = _q_min_law(k, e, s)
     if out[-1] < _TINY:
         raise fail("eps", f"at most about {-math.log(_TINY * s):.6g} for k = {k}, s = {s} (the small key "
@@ -50,9 +60,13 @@ def q_min(k: int, eps: float, s: int) -> NDArray[np.float64]:
 
 
 def circulant(law: ArrayLike) -> NDArray[np.float64]:
-    """Q[x, y] = law[(y − x) mod k]: the channel of Y = (X + W) mod k with W ~ law."""
-    p = np.asarray(law, dtype=np.float64)
+    """Q[x, y] = law[(y − x) mod k]: the channel of Y = (X + W) mod k with W ~ law (a probability vector on Z_k)."""
+    return _circulant(check_probability_vector("law", law))
+
+
+def _circulant(p: NDArray[np.float64]) -> NDArray[np.float64]:
     k = p.size
+    check_size("k", k, 2.0 * k * k, what="the k x k channel")
     return readonly(p[(np.arange(k)[None, :] - np.arange(k)[:, None]) % k])
 
 
@@ -60,6 +74,7 @@ def _key_entropies(k: int, eps: float) -> NDArray[np.float64]:
     """H(q_min^s) for s = 1..k−1 in bits, in closed form: with t = e^-eps and D = s + (k − s) t,
     H = ln D + (k − s) t eps / D nats (ln D = ln s + log1p((k − s) t / s)). Exact at every eps: no entry of
     q_min^s is formed, so no probability near 1 is rounded (and t = 0 beyond eps ~745 gives log2 s)."""
+    check_size("k", k, 4 * k, what="the key entropies of s = 1..k−1")
     s = np.arange(1, k, dtype=np.float64)
     spread = (k - s) * math.exp(-eps)
     nats = np.log(s) + np.log1p(spread / s) + spread * eps / (s + spread)
@@ -127,7 +142,7 @@ class RecoverableMechanism(MatrixMechanism):
 
     @cached_property
     def matrix(self) -> NDArray[np.float64]:  # type: ignore[override]
-        return circulant(self.key_probs)
+        return _circulant(self.key_probs)
 
     @cached_property
     def channel(self) -> FiniteKernel:
