@@ -77,6 +77,8 @@ def ou_intrinsic_sensitivity(theta: float, rho: float, sensitivity: float, t: fl
     tiny = np.finfo(np.float64).tiny
     if x < tiny:  # theta t underflowed: e^x − 1 = x (1 + x/2), x = 2 theta t
         return _quotient((delta, delta), (4.0, rho, rho, t)) / (1.0 + theta * t)
+    if x == math.inf:  # 2 theta t overflowed: log Lambda <= log c − x with |log c| < 3600 and x > 1.7e308
+        return math.nextafter(0.0, math.inf)  # below every double: the smallest one, never 0 (see above)
     if x < 700.0:
         return _quotient((theta, delta, delta), (2.0, rho, rho, math.expm1(x)))
     c = _quotient((theta, delta, delta), (2.0, rho, rho))  # Lambda = c e^(−x) / (1 − e^(−x))

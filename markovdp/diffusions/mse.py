@@ -18,7 +18,7 @@ import math
 import numpy as np
 from numpy.typing import ArrayLike
 
-from .._validation import check_int, check_positive, check_range, check_vector
+from .._validation import check_int, check_positive, check_range, check_vector, fail
 from .intrinsic_sensitivity import _quotient
 
 
@@ -39,15 +39,30 @@ def ou_mse(theta: float, rho: float, t: float, value: ArrayLike) -> float:
         return 0.0
     largest = float(np.abs(f).max())
     norm = largest * float(np.sqrt(((f / largest) ** 2).sum())) if largest > 0.0 else 0.0  # no overflow of ||f||²
-    # 1 − e^(−u) = u (1 − e^(−u))/u with u = theta t: exact where u underflows
-    bias = _quotient((theta, t, _one_minus_exp_ratio(theta * t)) * 2 + (norm, norm), ()) if norm > 0.0 else 0.0
-    noise = _quotient((float(f.size), rho, rho, 2.0 * t, _one_minus_exp_ratio(2.0 * theta * t)), ())
+    bias = _quotient(_one_minus_exp(theta, t) * 2 + (norm, norm), ()) if norm > 0.0 else 0.0
+    noise = _quotient((float(f.size), rho, rho) + _one_minus_exp(2.0 * theta, t), (theta,))
     return bias + noise
+
+
+def _one_minus_exp(a: float, b: float) -> tuple[float, ...]:
+    """1 − e^(−ab) for a, b > 0 as factors for `_quotient`: (a, b, (1 − e^(−u))/u) with u = ab, exact where u
+    underflows; (1 − e^(−u),) where it does not (u may overflow to inf: then the factor is 1)."""
+    u = a * b
+    if u >= 1.0:
+        return (-math.expm1(-u),)
+    return (a, b, _one_minus_exp_ratio(u))
 
 
 def _one_minus_exp_ratio(u: float) -> float:
     """(1 − e^(−u))/u for u >= 0 (1 at u = 0 or where u underflowed)."""
     return -math.expm1(-u) / u if u >= np.finfo(np.float64).tiny else 1.0
+
+
+def _harmonic(a: float, b: float) -> float:
+    """ab/(a + b) = 1/(1/a + 1/b) for a, b >= 0 (inf allowed): no overflow of ab, 0 when either is 0."""
+    if a == 0.0 or b == 0.0:
+        return 0.0
+    return 1.0 / (1.0 / a + 1.0 / b)
 
 
 def matched_gaussian_variance(theta: float, rho: float, t: float) -> float:
@@ -75,11 +90,10 @@ def post_processed_gaussian_mse(theta: float, rho: float, t: float, dim: int, ra
     With beta* = R²/(R² + d s~²) the error (1 − beta)² ||f||² + beta² d s~² is largest at ||f|| = R, where it
     equals this bound: the bound is the exact worst case over ||f(D)|| <= R of the post-processed Gaussian
     mechanism with beta*, and beta* is the optimal beta at ||f|| = R. R = `radius` > 0; evaluated as
-    R² / (1 + R²/(d s~²)) (→ R² as s~² → inf).
+    1/(1/R² + 1/(d s~²)) (→ R² as s~² → inf, → d s~² as R → inf).
     """
-    r2 = check_positive("radius", radius) ** 2
-    gm = matched_gaussian_mse(theta, rho, t, dim)
-    return 0.0 if gm == 0.0 else r2 / (1.0 + r2 / gm)
+    r = check_positive("radius", radius)
+    return _harmonic(r * r, matched_gaussian_mse(theta, rho, t, dim))
 
 
 def post_processed_gaussian_mse_at(theta: float, rho: float, t: float, value: ArrayLike, radius: float) -> float:
@@ -89,13 +103,14 @@ def post_processed_gaussian_mse_at(theta: float, rho: float, t: float, value: Ar
     (||value|| <= R is not required; at ||value|| = R it equals `post_processed_gaussian_mse`).
     """
     f = check_vector("value", value)
-    r2 = check_positive("radius", radius) ** 2
+    r = check_positive("radius", radius)
     gm = matched_gaussian_mse(theta, rho, t, f.size)
     if gm == 0.0:
         return 0.0
-    q = gm / r2  # d s~²/R²: 1 − beta* = q/(1 + q), beta*² d s~² = R² q/(1 + q)²
+    r2 = r * r  # inf or 0 at the extremes: q is then 0 or inf, both handled
+    q = math.inf if r2 == 0.0 else gm / r2  # d s~²/R²: 1 − beta* = q/(1 + q), beta*² d s~² = d s~²/(1 + q)²
     shrink = 1.0 if math.isinf(q) else q / (1.0 + q)
-    noise = 0.0 if math.isinf(q) else r2 * shrink / (1.0 + q)
+    noise = 0.0 if math.isinf(q) else gm / (1.0 + q) ** 2
     return shrink**2 * float(f @ f) + noise
 
 
@@ -115,7 +130,8 @@ def ou_theorem8_condition(theta: float, rho: float, dim: int, radius: float) -> 
     """BBGG-T8's hypothesis theta R² <= 4 d rho² (then E_OU/E_GM <= 1 for all t > 0)."""
     theta, rho = check_positive("theta", theta), check_positive("rho", rho)
     d = check_int("dim", dim, minimum=1)
-    return bool(theta * check_positive("radius", radius) ** 2 <= 4.0 * d * rho**2)
+    r = check_positive("radius", radius)
+    return bool(_quotient((theta, r, r), (4.0, float(d), rho, rho)) <= 1.0)  # no overflow of R² or rho²
 
 
 def ou_theorem8_parameters(eps: float, sensitivity: float, radius: float, dim: int) -> tuple[float, float]:
@@ -132,20 +148,25 @@ def ou_theorem8_parameters(eps: float, sensitivity: float, radius: float, dim: i
     delta = check_positive("sensitivity", sensitivity)
     radius = check_positive("radius", radius)
     d = check_int("dim", dim, minimum=1)
-    ratio = d * (delta / radius) ** 2 / (2.0 * eps)
-    theta = math.log1p(ratio)
-    # rho² = theta Delta² e^(−2 theta) / (2 eps (1 − e^(−2 theta))), in logs: no overflow of e^(2 theta)
-    log_rho2 = math.log(theta) + 2.0 * math.log(delta) - math.log(2.0 * eps) - 2.0 * theta \
-        - math.log(-math.expm1(-2.0 * theta))
+    log_ratio = math.log(d) + 2.0 * (math.log(delta) - math.log(radius)) - math.log(2.0) - math.log(eps)
+    # theta = log(1 + e^l), l = log_ratio: finite for every positive double input
+    theta = log_ratio + math.log1p(math.exp(-log_ratio)) if log_ratio > 0.0 else math.log1p(math.exp(log_ratio))
+    if theta < np.finfo(np.float64).tiny:
+        raise fail("eps", f"small enough against (sensitivity/radius)² that theta = log(1 + d Delta²/(2 eps R²)) is a "
+                          f"normal double (d Delta²/(2 eps R²) = e^{log_ratio:.6g} here)", eps)
+    # rho² = theta Delta² e^(−2 theta) / (2 eps (1 − e^(−2 theta))) = Delta² e^(−2 theta) / (4 eps g(2 theta)),
+    # g(u) = (1 − e^(−u))/u, in logs: no overflow of e^(2 theta) or of Delta²
+    log_rho2 = 2.0 * math.log(delta) - math.log(4.0) - math.log(eps) - 2.0 * theta \
+        - math.log(_one_minus_exp_ratio(2.0 * theta))
     return theta, math.exp(0.5 * log_rho2)
 
 
 def ou_theorem8_ratio_bound(eps: float, sensitivity: float, radius: float, dim: int) -> float:
     """(1 + d Delta²/(2 eps R²))^(−1): BBGG-T8's bound on E_OU/E_GM at t = 1 for `ou_theorem8_parameters`."""
     eps = check_positive("eps", eps)
-    ratio = check_int("dim", dim, minimum=1) * (check_positive("sensitivity", sensitivity)
-                                                / check_positive("radius", radius)) ** 2 / (2.0 * eps)
-    return 1.0 / (1.0 + ratio)
+    delta, d = check_positive("sensitivity", sensitivity), check_int("dim", dim, minimum=1)
+    r = check_positive("radius", radius)
+    return 1.0 / (1.0 + _quotient((float(d), delta, delta), (2.0, eps, r, r)))  # inf ratio: 0
 
 
 __all__ = [

@@ -26,7 +26,15 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_int, check_positive, check_vector, fail
+from .._validation import (
+    check_callable,
+    check_int,
+    check_positive,
+    check_range,
+    check_scalar,
+    check_vector,
+    fail,
+)
 from ..diffusions.base import Semigroup
 from ..diffusions.intrinsic_sensitivity import brownian_intrinsic_sensitivity, ou_intrinsic_sensitivity
 from ..spaces import RealSpace
@@ -50,6 +58,8 @@ QUAD_LIMIT = 200
 #: reports as not converged): the issue's accuracy target for the numerical route is 1e-6 relative, so an
 #: estimate above it means the integral is not known to that accuracy (or diverges, as ∫_t^∞ ds/s).
 QUAD_ERROR_RTOL = 1e-6
+#: The largest t `integrate_kappa` accepts: s = t/u over u in (0, 1] stays a double for quad's nodes.
+MAX_TIME = 1e300
 #: Central-difference step for ∇h, relative to the width of the box searched over y.
 FD_STEP = 1e-3
 #: Gamma(h_s) varying by less than this (relative) over the starting grid, plus the rounding error of its central
@@ -70,16 +80,16 @@ POLISH_STARTS = 3
 LOST_RTOL = 1e-7
 
 
-def _box(y_bounds: Any, d: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _box(y_bounds: Any, d: int, name: str = "y_bounds") -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     try:
         lower, upper = y_bounds
     except (TypeError, ValueError) as exc:
-        raise fail("y_bounds", "a pair (lower, upper) of scalars or vectors of length d", repr(y_bounds),
+        raise fail(name, "a pair (lower, upper) of scalars or vectors of length d", repr(y_bounds),
                    TypeError) from exc
-    lo = check_vector("y_bounds", lower, d, broadcast=True)
-    hi = check_vector("y_bounds", upper, d, broadcast=True)
+    lo = check_vector(name, lower, d, broadcast=True)
+    hi = check_vector(name, upper, d, broadcast=True)
     if not np.all(lo < hi):
-        raise fail("y_bounds", "a box with lower < upper in every coordinate", f"lower {lo}, upper {hi}")
+        raise fail(name, "a box with lower < upper in every coordinate", f"lower {lo}, upper {hi}")
     return lo, hi
 
 
@@ -251,6 +261,12 @@ def _prepare(log_density: Any, carre_du_champ: Any, x: ArrayLike, x_prime: Array
     return _LogRatio(log_density, carre_du_champ, xv, xp, gradient, FD_STEP * (hi - lo)), lo, hi
 
 
+def _scalar_in(name: str, value: Any, *, allowed: str, **interval: Any) -> float:
+    """A scalar in the interval of `check_range` (TypeError for an array)."""
+    arr = check_range(name, value, allowed=allowed, **interval)
+    return check_scalar(name, arr if arr.ndim else float(arr), allowed)
+
+
 def integrate_kappa(kappa: Callable[[float], float], t: float, *, epsrel: float = QUAD_EPSREL,
                     rtol: float = QUAD_ERROR_RTOL) -> tuple[float, float]:
     """(∫_t^∞ kappa(s) ds, quad's error estimate): s = t/u, ∫_0^1 kappa(t/u) t/u² du by `scipy.integrate.quad`.
@@ -258,14 +274,23 @@ def integrate_kappa(kappa: Callable[[float], float], t: float, *, epsrel: float 
     If quad does not converge at `epsrel` (kappa carries rounding noise), it is asked again at 0.1 `rtol`.
     Raises ValueError when quad reports that it did not converge then (subdivision limit, roundoff, divergence:
     e.g. kappa = 1/s) or when its error estimate exceeds `rtol` x the value (default `QUAD_ERROR_RTOL` = 1e-6, the
-    accuracy asked of the numerical route), or when the value is not a finite number >= 0.
+    accuracy asked of the numerical route), or when the value is not a finite number >= 0; each names `t`.
+    `t` in (0, `MAX_TIME`] (beyond it s = t/u overflows), `epsrel` in [50 x machine epsilon, 1), `rtol` > 0.
     """
+    check_callable("kappa", kappa, "a function s ↦ kappa(s) >= 0")
+    t = _scalar_in("t", t, low=0.0, low_open=True, high=MAX_TIME,
+                   allowed=f"a time in (0, {MAX_TIME:g}] (beyond it s = t/u overflows)")
+    epsrel = _scalar_in("epsrel", epsrel, low=50.0 * np.finfo(np.float64).eps, high=1.0, high_open=True,
+                        allowed="a relative tolerance in [50 x machine epsilon, 1)")
+    rtol = check_positive("rtol", rtol)
     from scipy.integrate import quad
 
-    t = check_positive("t", t)
-
     def integrand(u: float) -> float:
-        value = kappa(t / u)
+        try:
+            value = kappa(t / u)
+        except ArithmeticError as exc:  # overflow or division by zero inside the caller's kappa
+            raise fail("kappa", "a function that returns a float (inf allowed) at every s >= t",
+                       f"{type(exc).__name__}({exc}) at s = {t / u!r}") from exc
         return 0.0 if value == 0.0 else value * (t / u) / u
 
     for request in (epsrel, max(epsrel, 0.1 * rtol)):  # a noisy kappa may need a looser request to converge
@@ -274,14 +299,14 @@ def integrate_kappa(kappa: Callable[[float], float], t: float, *, epsrel: float 
             break
     value, error = float(out[0]), float(out[1])
     if not (math.isfinite(value) and value >= 0.0):
-        raise ValueError(f"∫_t^∞ kappa(s) ds must be a finite number >= 0; quadrature gave {value!r} at t = {t!r} "
-                         f"(kappa grows too fast as s → t or decays too slowly as s → ∞).")
+        raise fail("t", f"a time where ∫_t^∞ kappa(s) ds is a finite number >= 0 (quadrature gave {value!r}: kappa "
+                        f"grows too fast as s → t or decays too slowly as s → ∞)", t)
     if len(out) > 3:  # quad's message: ier != 0
-        raise ValueError(f"∫_t^∞ kappa(s) ds at t = {t!r}: the quadrature did not converge (value {value!r}, error "
-                         f"estimate {error!r}): {' '.join(str(out[3]).split())}")
+        raise fail("t", f"a time where the quadrature of ∫_t^∞ kappa(s) ds converges (it did not converge: value "
+                        f"{value!r}, error estimate {error!r}: {' '.join(str(out[3]).split())})", t)
     if not error <= rtol * value:
-        raise ValueError(f"∫_t^∞ kappa(s) ds at t = {t!r}: quad's error estimate {error!r} exceeds {rtol!r} x the "
-                         f"value {value!r}.")
+        raise fail("t", f"a time where quad's error estimate of ∫_t^∞ kappa(s) ds is <= rtol = {rtol!r} x the value "
+                        f"(error estimate {error!r}, value {value!r})", t)
     return value, error
 
 
@@ -376,6 +401,9 @@ def semigroup_log_density(semigroup: Semigroup, dim: int) -> LogDensity:
     """`log_density(s, x, y)` of the numerical route from ``semigroup.log_density(t, x, y)`` (points of shape (n,)
     for dim = 1, (n, dim) otherwise; one x broadcast against many y)."""
     _check_semigroup(semigroup)
+    dim = check_int("dim", dim, minimum=1)
+    if dim != semigroup.space.size:
+        raise fail("dim", f"the dimension of the semigroup's space ({semigroup.space.describe()})", dim)
     method = semigroup.log_density
     if dim == 1:
         return lambda s, x, y: method(s, x, y[:, 0])
@@ -393,11 +421,13 @@ def default_y_bounds(x: NDArray[np.float64], x_prime: NDArray[np.float64], *,
     clipped to `domain` = (lower, upper) (scalars or vectors) when given — the box where a semigroup's
     ``log_density`` is defined (its ``log_density_domain``) — and then moved in by 2.5 FD_STEP x the width on a
     clipped side, so that the central differences of ∇h stay in the domain."""
+    x = check_vector("x", x)
+    x_prime = check_vector("x_prime", x_prime, x.size)
     width = max(float(np.linalg.norm(x - x_prime)), 1.0)
     lo, hi = np.minimum(x, x_prime) - width, np.maximum(x, x_prime) + width
     if domain is None:
         return lo, hi
-    d_lo, d_hi = _box(domain, np.size(x))
+    d_lo, d_hi = _box(domain, x.size, "domain")
     clipped_lo, clipped_hi = np.clip(lo, d_lo, d_hi), np.clip(hi, d_lo, d_hi)
     # keep the central differences of ∇h (± 2 FD_STEP x the width) inside the domain
     margin = 2.5 * FD_STEP * (clipped_hi - clipped_lo)
@@ -409,6 +439,8 @@ def semigroup_log_ratio_gradient(semigroup: Any, x: NDArray[np.float64],
     """`gradient(s, y)` of the numerical route from ``semigroup.log_ratio_gradient(t, x, x_prime, y)`` (the
     analytic ∇_y log p_t(x, y)/p_t(x', y), points y of shape (n, d)); None when the semigroup has none."""
     _check_semigroup(semigroup)
+    x = check_vector("x", x, semigroup.space.size)
+    x_prime = check_vector("x_prime", x_prime, semigroup.space.size)
     if not semigroup.provides("log_ratio_gradient"):
         return None
     return lambda s, y: semigroup.log_ratio_gradient(s, x, x_prime, y)
