@@ -118,6 +118,8 @@ _SAFE_GAP = 0.7
 _KEEP_RATIO = 4.0
 #: Below this exp(eps) is finite; above it e^eps B is formed as e^(eps/2) (e^(eps/2) B).
 _EXP_SAFE = 709.0
+#: The one-pass kernel keeps the logs of the rows its pairs read when they fit in this many doubles (128 MiB).
+_LOG_CACHE = 2**24
 
 
 def kl_finite(p: Array, q: Array) -> float:
