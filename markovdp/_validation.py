@@ -179,7 +179,8 @@ def check_stochastic_matrix(name: str, value: ArrayLike) -> NDArray[np.float64]:
         row = int(np.flatnonzero(off)[0])
         raise fail(name, f"row-stochastic (each row summing to 1 ±{ROW_SUM_TOL:g})",
                    f"row {row} summing to {float(sums[row])!r}")
-    return readonly(arr)
+    arr.setflags(write=False)  # check_range returned a new array: no second copy
+    return arr
 
 
 def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:

@@ -45,20 +45,28 @@ def _cuts_below(cuts: np.ndarray, x: float) -> int:
 
 
 @njit(cache=True)
-def _cut_table(cuts: np.ndarray) -> tuple[np.ndarray, float]:
+def _cut_table(cuts: np.ndarray, lookups: int) -> tuple[np.ndarray, float]:
     """A lookup table for `_bucket`: ``table[c + 1]`` = the number of cuts below ``cuts[0] + c w`` on a uniform grid
-    of _TABLE_CELLS cells per cut over [cuts[0], cuts[-1]] (table[0] = 0, the last entry every cut), and 1/w
-    (0 where the cuts span no positive finite width: then `_bucket` bisects)."""
+    of _TABLE_CELLS cells per cut over [cuts[0], cuts[-1]] (table[0] = 0, the last entry every cut), and 1/w.
+
+    1/w = 0 (`_bucket` bisects) where the cuts span no positive finite width, or where fewer lookups than cells
+    would not pay for building the table.
+    """
     n = cuts.size
     width = cuts[n - 1] - cuts[0] if n > 0 else 0.0
     cells = _TABLE_CELLS * n
-    inv = cells / width if width > 0.0 else 0.0
+    if lookups < cells or not width > 0.0 or not math.isfinite(cells / width):
+        return np.zeros(1, dtype=np.int64), 0.0
     table = np.empty(cells + 2, dtype=np.int64)
     table[0] = 0
-    for c in range(cells):
-        table[c + 1] = _cuts_below(cuts, cuts[0] + c * (width / cells))
+    b = 0
+    for c in range(cells):  # the edges ascend: one walk over the cuts
+        edge = cuts[0] + c * (width / cells)
+        while b < n and cuts[b] < edge:
+            b += 1
+        table[c + 1] = b
     table[cells + 1] = n
-    return table, inv if math.isfinite(inv) else 0.0
+    return table, cells / width
 
 
 @njit(cache=True, inline="always")
@@ -171,7 +179,7 @@ def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: n
     cached = (used_p.sum() + (0 if same else used_q.sum())) * m <= _LOG_CACHE
     log_p = _row_logs(P, used_p) if cached else np.zeros((0, 0))
     log_q = log_p if same or not cached else _row_logs(Q, used_q)
-    table, inv = _cut_table(cuts)
+    table, inv = _cut_table(cuts, index.shape[0] * m)
     bucket = np.empty(m, dtype=np.int64)
     log_ratio = np.empty(m)
     mass_p = np.empty(n_cuts + 2)
