@@ -24,8 +24,8 @@ from ..divergences.exact import hockey_stick, renyi
 from ..divergences.exact.finite import (
     hockey_stick_finite_pairs,
     hockey_stick_finite_worst,
-    renyi_finite_pairs,
     renyi_finite_rows,
+    renyi_finite_worst,
 )
 from ..divergences.exact.gaussian import gauss_hockey_stick, normal_ratio
 from ..mechanisms.canonical import BlackBoxPairs, CanonicalPairs, dominating_pair_curve
@@ -119,7 +119,7 @@ def _rows_argmax(pairs: RowPairs, eps: float) -> int:
 
 @RENYI.register(RowPairs)
 def _rows_renyi(pairs: RowPairs, alpha: Array) -> Array:
-    return renyi_finite_pairs(pairs.matrix, pairs.index, alpha).max(axis=1)
+    return renyi_finite_worst(pairs.matrix, pairs.index, alpha, all_pairs=pairs.all_pairs)
 
 
 @EPSILON.register(RowPairs)

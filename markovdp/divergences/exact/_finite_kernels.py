@@ -20,12 +20,13 @@ _TABLE_CROWD = 8
 
 
 @njit(cache=True)
-def _gamma_times(eps: float, b: float) -> float:
-    """e^eps b for b >= 0 without overflow of e^eps; 0 for b = 0 (eps up to inf)."""
+def _gamma_times(eps: float, gamma: float, b: float) -> float:
+    """e^eps b for b >= 0 without overflow of e^eps; 0 for b = 0 (eps up to inf). gamma = e^eps where
+    eps <= _EXP_SAFE (taken once per eps, not once per pair)."""
     if b == 0.0:
         return 0.0
     if eps <= _EXP_SAFE:
-        return math.exp(eps) * b
+        return gamma * b
     half = math.exp(min(eps, 1400.0) / 2.0)  # b > 0 past eps ~ 745 cannot occur in a tail (p/q <= 2e323)
     return half * (half * b)
 
@@ -116,6 +117,23 @@ def _group_by_bucket(bucket: np.ndarray, n_cuts: int, start: np.ndarray, by_buck
 
 
 @njit(cache=True)
+def _cuts_at_most(cuts: np.ndarray, eps: np.ndarray, gap: float, out: np.ndarray) -> None:
+    """out[j] = the number of cuts <= eps[j] + gap: one walk where the eps ascend (a grid), else a bisection each
+    (the cuts < the next double above)."""
+    for j in range(1, eps.size):
+        if eps[j] < eps[j - 1]:
+            for t in range(eps.size):
+                out[t] = _cuts_below(cuts, np.nextafter(eps[t] + gap, math.inf))
+            return
+    b = 0
+    for j in range(eps.size):
+        x = eps[j] + gap
+        while b < cuts.size and cuts[b] <= x:
+            b += 1
+        out[j] = b
+
+
+@njit(cache=True)
 def _sorted_cuts(eps: np.ndarray) -> np.ndarray:
     """The finite eps and eps + gap, sorted: merged in one pass where the finite eps ascend (a grid), else sorted."""
     finite = eps[eps < math.inf]
@@ -163,9 +181,11 @@ def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: n
     n_cuts = cuts.size
     tail = np.empty(eps.size, dtype=np.int64)  # bucket b >= tail[j]  <=>  L > eps[j]
     safe = np.empty(eps.size, dtype=np.int64)  # bucket b >= safe[j]  <=>  L > eps[j] + gap
-    for j in range(eps.size):  # cuts <= x are the cuts < the next double above x
-        tail[j] = _cuts_below(cuts, np.nextafter(eps[j], math.inf))
-        safe[j] = _cuts_below(cuts, np.nextafter(eps[j] + _SAFE_GAP, math.inf))
+    _cuts_at_most(cuts, eps, 0.0, tail)
+    _cuts_at_most(cuts, eps, _SAFE_GAP, safe)
+    gamma = np.empty(eps.size)
+    for j in range(eps.size):
+        gamma[j] = math.exp(eps[j]) if eps[j] <= _EXP_SAFE else math.inf
     # The logs of the rows the pairs read, each taken once (not once per pair): the same doubles as
     # log(p) − log(q) formed pair by pair. Skipped where they would not fit in _LOG_CACHE doubles.
     used_p = np.zeros(P.shape[0], dtype=np.bool_)
@@ -217,13 +237,13 @@ def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: n
                 out[j, r] = dinf
                 continue
             a = mass_p[tail[j]]
-            value = a - _gamma_times(e, mass_q[tail[j]])
+            value = a - _gamma_times(e, gamma[j], mass_q[tail[j]])
             if a > _KEEP_RATIO * value:  # cancellation: the safe part, then the near terms one by one
                 if not grouped:  # a counting sort of the y's by bucket, once per pair
                     _group_by_bucket(bucket, n_cuts, start, by_bucket)
                     grouped = True
                 lo, hi = tail[j], safe[j]
-                value = mass_p[hi] - _gamma_times(e, mass_q[hi])
+                value = mass_p[hi] - _gamma_times(e, gamma[j], mass_q[hi])
                 for t in range(start[lo], start[hi]):
                     y = by_bucket[t]
                     value -= P[i, y] * math.expm1(e - log_ratio[y])
