@@ -105,7 +105,7 @@ class RowPairs(PairSet):
         # A subnormal probability keeps a few bits only (and its products underflow): a log-ratio read from it
         # (pure eps, the set {L > eps}) would be silently wrong, e.g. RandomizedResponse at eps in (709, 746).
         # Against a 0 of the other row of its pair it only adds its own mass to D_inf, which stays exact.
-        if self.matrix.size == 0 or self.matrix.min() >= _TINY:  # no 0 and no subnormal: one pass
+        if self.matrix.size == 0 or np.minimum.reduce(self.matrix, axis=None) >= _TINY:  # no 0, no subnormal
             return
         subnormal = (self.matrix > 0.0) & (self.matrix < _TINY)
         if subnormal.any():
