@@ -18,7 +18,8 @@
 The machine is small and shared (2 cores, loaded), so the measurements are interleaved: each round times every
 variant once (best of a few calls) in the same order, a ratio (reference time / markovdp time: > 1 means markovdp
 is faster) is formed within the round, and the median and range over rounds are reported. Numba is warmed up
-first (compile time is not counted). The load average is printed before and after.
+first (compile time is not counted). The load average is printed before and after. The values are those of the
+exact paths before this benchmark's changes, bit for bit (tests/test_exact_paths.py).
 """
 
 from __future__ import annotations
@@ -211,13 +212,15 @@ def bench_renyi_all_pairs() -> None:
         print(f"{k:>5} {np.median(times['numpy']) * 1e3:>9.2f} {np.median(times['prebuilt']) * 1e3:>12.2f} "
               f"{summary(ratios(times, 'numpy', 'prebuilt')):>18} {summary(ratios(times, 'numpy', 'build')):>18} "
               f"{np.max(np.abs(ours - plain) / plain):>13.1e}")
-    print("  (x = numpy time / markovdp time; the numpy products run on OpenBLAS's threads, as do markovdp's)")
+    print("  (x = numpy time / markovdp time; both run their products on OpenBLAS's threads: on a loaded machine\n"
+          "   thread hand-offs dominate and the ratio scatters; OPENBLAS_NUM_THREADS=1 gives the single-core ratio)")
 
 
 def main() -> None:
     start = time.perf_counter()
     print(f"markovdp exact paths vs plain references: {os.cpu_count()} cpus, numba {numba.__version__}, "
-          f"numpy {np.__version__}; load average {os.getloadavg()[0]:.1f}")
+          f"numpy {np.__version__}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; "
+          f"load average {os.getloadavg()[0]:.1f}")
     print(f"(ratios: median [min, max] over {ROUNDS} interleaved rounds; > 1 means markovdp is faster)")
     print()
     bench_finite_profile()
