@@ -189,10 +189,12 @@ def test_compiled_gaussian_profile_is_the_numpy_form(seed, monkeypatch):
         n = int(rng.integers(1, 400))
         eps = {0: rng.uniform(0.0, 20.0, n), 1: np.exp(rng.uniform(-30.0, 40.0, n)),
                2: ratio**2 / 2 + rng.normal(0.0, 1e-3, n).clip(-ratio**2 / 2, None),  # a near 0
-               3: np.concatenate([rng.uniform(0.0, 3.0, n), [0.0, math.inf, 1e300, 5e-324, 1.7e308]])}[trial % 4]
+               3: np.concatenate([rng.uniform(0.0, 3.0, n), [0.0, math.inf, 1e300, 5e-324, 1.7e308, -0.0]])}[trial % 4]
         values = gaussian.gauss_hockey_stick(ratio, eps)
         np.testing.assert_array_equal(values, numpy_form(ratio, eps, monkeypatch), err_msg=f"ratio {ratio!r}")
         assert not np.signbit(values).any()
+    unchecked = np.array([-1.0, -1e-3, math.nan, 2.0])  # not valid eps, but the same values as the numpy form
+    np.testing.assert_array_equal(gaussian.gauss_hockey_stick(2.0, unchecked), numpy_form(2.0, unchecked, monkeypatch))
     grid = np.linspace(0.0, 10.0, 1000).reshape(10, 100)  # any shape, a read-only array
     grid.setflags(write=False)
     np.testing.assert_array_equal(gaussian.gauss_hockey_stick(1.0, grid), numpy_form(1.0, grid, monkeypatch))

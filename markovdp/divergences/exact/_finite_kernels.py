@@ -121,7 +121,7 @@ def _cuts_at_most(cuts: np.ndarray, eps: np.ndarray, gap: float, out: np.ndarray
     """out[j] = the number of cuts <= eps[j] + gap: one walk where the eps ascend (a grid), else a bisection each
     (the cuts < the next double above)."""
     for j in range(1, eps.size):
-        if eps[j] < eps[j - 1]:
+        if not eps[j] >= eps[j - 1]:  # (a NaN is not ascending either)
             for t in range(eps.size):
                 out[t] = _cuts_below(cuts, np.nextafter(eps[t] + gap, math.inf))
             return

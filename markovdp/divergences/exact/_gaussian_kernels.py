@@ -48,7 +48,7 @@ def gauss_exponents(ratio: float, eps: np.ndarray, shift: np.ndarray, exponent: 
     for j in range(eps.size):
         shift[j] = eps[j] / ratio
         a = half - shift[j]
-        exponent[j] = -0.5 * (a * a) if eps[j] < math.inf else 0.0
+        exponent[j] = -0.5 * (a * a) if eps[j] < math.inf else 0.0  # NaN too
 
 
 @njit(cache=True)
@@ -63,12 +63,12 @@ def gauss_hockey_stick_pass(ratio: float, tv: float, eps: np.ndarray, shift: np.
     erfcx_b = np.empty(n)  # erfcx(−b/√2)
     erfcx_a = np.empty(n)  # erfcx(|a|/√2)
     for j in range(n):
-        erfcx_b[j] = _erfcx((half + shift[j]) * _SQRT_HALF, 0) if 0.0 < eps[j] < math.inf else 0.0
+        erfcx_b[j] = _erfcx((half + shift[j]) * _SQRT_HALF, 0) if eps[j] < math.inf and eps[j] != 0.0 else 0.0
     for j in range(n):
-        erfcx_a[j] = _erfcx(abs(half - shift[j]) * _SQRT_HALF, 0) if 0.0 < eps[j] < math.inf else 0.0
+        erfcx_a[j] = _erfcx(abs(half - shift[j]) * _SQRT_HALF, 0) if eps[j] < math.inf and eps[j] != 0.0 else 0.0
     for j in range(n):
         e = eps[j]
-        if e == math.inf:
+        if not e < math.inf:  # inf (and NaN, as the numpy form leaves it): 0
             out[j] = 0.0
             continue
         if e == 0.0:
