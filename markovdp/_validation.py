@@ -83,8 +83,10 @@ def check_range(
         allowed = f"in {left}{low:g}, {high:g}{right}"
         if not allow_inf:
             allowed += " and finite"
-    if arr.size and _inside(float(arr.min()), float(arr.max()), low, high, low_open, high_open, allow_inf):
-        return arr  # two reductions on the common path; the offender is looked for only on failure
+    # two reductions on the common path (the ufuncs' own: ndarray.min adds ~0.5 µs); the offender only on failure
+    if arr.size and _inside(float(np.minimum.reduce(arr, axis=None)), float(np.maximum.reduce(arr, axis=None)),
+                            low, high, low_open, high_open, allow_inf):
+        return arr
     if np.isnan(arr).any():
         raise fail(name, "a number, not NaN", arr[np.isnan(arr)][0])
     bad = ~((arr > low if low_open else arr >= low) & (arr < high if high_open else arr <= high))
@@ -181,13 +183,13 @@ def check_stochastic_matrix(name: str, value: ArrayLike) -> NDArray[np.float64]:
     arr = check_range(name, value, low=0.0, allowed="non-negative and finite")
     if arr.ndim != 2 or arr.size == 0:
         raise fail(name, "a non-empty 2-D row-stochastic matrix", f"shape {arr.shape}")
-    sums = arr.sum(axis=1)
-    off = np.abs(sums - 1.0) > ROW_SUM_TOL
-    if off.any():
-        row = int(np.flatnonzero(off)[0])
+    sums = np.add.reduce(arr, axis=1)
+    if np.maximum.reduce(np.abs(sums - 1.0)) > ROW_SUM_TOL:  # one reduction on the common path
+        row = int(np.flatnonzero(np.abs(sums - 1.0) > ROW_SUM_TOL)[0])
         raise fail(name, f"row-stochastic (each row summing to 1 ±{ROW_SUM_TOL:g})",
                    f"row {row} summing to {float(sums[row])!r}")
-    return readonly(arr)
+    arr.setflags(write=False)  # check_range returned a new array: no second copy
+    return arr
 
 
 def check_states(name: str, x: ArrayLike, k: int) -> NDArray[np.int64]:

@@ -95,15 +95,19 @@ class RowPairs(PairSet):
         self._refuse_subnormal_log_ratios()
 
     def _freeze(self) -> None:
-        object.__setattr__(self, "matrix", readonly(np.ascontiguousarray(self.matrix, dtype=np.float64)))
-        index = np.ascontiguousarray(np.reshape(self.index, (-1, 2)), dtype=np.int64)
-        object.__setattr__(self, "index", readonly(index))
+        object.__setattr__(self, "matrix", _frozen(self.matrix, np.float64))
+        index = self.index
+        if np.ndim(index) != 2 or np.shape(index)[1] != 2:
+            index = np.reshape(index, (-1, 2))
+        object.__setattr__(self, "index", _frozen(index, np.int64))
 
     def _refuse_subnormal_log_ratios(self) -> None:
         # A subnormal probability keeps a few bits only (and its products underflow): a log-ratio read from it
         # (pure eps, the set {L > eps}) would be silently wrong, e.g. RandomizedResponse at eps in (709, 746).
         # Against a 0 of the other row of its pair it only adds its own mass to D_inf, which stays exact.
-        subnormal = (self.matrix > 0.0) & (self.matrix < np.finfo(np.float64).tiny)
+        if self.matrix.size == 0 or np.minimum.reduce(self.matrix, axis=None) >= _TINY:  # no 0, no subnormal
+            return
+        subnormal = (self.matrix > 0.0) & (self.matrix < _TINY)
         if subnormal.any():
             cols = np.flatnonzero(subnormal.any(axis=0))
             sub, pos = subnormal[:, cols], self.matrix[:, cols] > 0.0
@@ -122,6 +126,19 @@ class RowPairs(PairSet):
     def __getitem__(self, n: int) -> Pair:
         i, j = self.index[n]
         return Categorical(self.matrix[i]), Categorical(self.matrix[j])
+
+
+#: The smallest positive normal double.
+_TINY = float(np.finfo(np.float64).tiny)
+
+
+def _frozen(arr: Any, dtype: type) -> NDArray[Any]:
+    """`arr` itself where it is a read-only C-contiguous array of `dtype` that owns its data (as the validated
+    matrices and cached indices are: nothing writes it), else a read-only C-contiguous copy."""
+    if (type(arr) is np.ndarray and arr.dtype == dtype and arr.flags.c_contiguous and arr.flags.owndata
+            and not arr.flags.writeable):
+        return arr
+    return readonly(np.ascontiguousarray(arr, dtype=dtype))
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,13 @@ from ..divergences.exact import hockey_stick, renyi
 from ..divergences.exact.finite import (
     hockey_stick_finite_pairs,
     hockey_stick_finite_worst,
-    renyi_finite_pairs,
     renyi_finite_rows,
+    renyi_finite_worst,
 )
-from ..divergences.exact.gaussian import gauss_hockey_stick
+from ..divergences.exact.gaussian import gauss_hockey_stick, normal_ratio
 from ..mechanisms.canonical import BlackBoxPairs, CanonicalPairs, dominating_pair_curve
 from ..mechanisms.finite import RandomizedResponsePairs
-from ..pairs import PairSet, RowPairs
+from ..pairs import PairSet, RowPairs, ShiftPair
 from ..pairs_gaussian import GaussianBallPair
 from .coefficients import dobrushin, ldp_epsilon
 
@@ -118,7 +118,7 @@ def _rows_argmax(pairs: RowPairs, eps: float) -> int:
 
 @RENYI.register(RowPairs)
 def _rows_renyi(pairs: RowPairs, alpha: Array) -> Array:
-    out = renyi_finite_pairs(pairs.matrix, pairs.index, alpha).max(axis=1)
+    out = np.array(renyi_finite_worst(pairs.matrix, pairs.index, alpha, all_pairs=pairs.all_pairs), dtype=np.float64)
     if np.isinf(alpha).any():  # R_inf is the pure-DP eps: rounded up exactly, never below the truth
         out[np.isinf(alpha)] = _rows_pure_epsilon(pairs)
     return out
@@ -141,6 +141,32 @@ def _rows_epsilon(pairs: RowPairs, delta: float) -> float:
             eps = rounded_up(eps, lambda e: float(_rows_hockey_stick(pairs, np.array([e]))[0]))
         return eps
     return _generic_epsilon(pairs, delta)
+
+
+# ------------------------------------------------------------------------------------------- shift pairs
+@HOCKEY_STICK.register(ShiftPair)
+def _shift_hockey_stick(pairs: ShiftPair, eps: Array) -> Array:
+    """Two isotropic Normals of one sigma: STD-GaussHS at D/s, the registry's own rule without its dispatch (the
+    same values); any other shift pair, and values the closed form leaves NaN, through the registry (which falls
+    back to quadrature)."""
+    ratio = _normal_ratio(pairs)
+    if ratio is not None:
+        values = gauss_hockey_stick(ratio, eps)
+        if not math.isnan(values.sum()):  # in [0, 1] or NaN: the sum is NaN iff a value is
+            return values
+    return _max_over(pairs, hockey_stick, eps=eps)
+
+
+def _normal_ratio(pairs: ShiftPair) -> float | None:
+    """D/s of a shift pair of isotropic Normals of one sigma (as `gaussian.normal_ratio` reads it), else None.
+
+    Kept in the pair's ``__dict__`` (as `functools.cached_property` keeps its values): the pair is frozen, and a
+    mechanism hands out the same pair on every call.
+    """
+    cache = pairs.__dict__
+    if "_normal_ratio" not in cache:
+        cache["_normal_ratio"] = normal_ratio(pairs.noise, pairs.shifted)
+    return cache["_normal_ratio"]
 
 
 # -------------------------------------------------------------------------------------- Gaussian ball pair

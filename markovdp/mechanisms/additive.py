@@ -7,6 +7,7 @@ noise law against the noise law shifted by the sensitivity (`ShiftPair`).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -60,6 +61,10 @@ class GaussianMechanism(Mechanism):
 
     def dominating_pairs(self) -> ShiftPair:
         """(N(0, sigma² I), N(sensitivity e_1, sigma² I)): isotropic noise, the worst shift has full length."""
+        return self._shift_pair
+
+    @cached_property
+    def _shift_pair(self) -> ShiftPair:  # the mechanism is frozen: build the pair once
         origin = np.zeros(self.dim) if self.dim > 1 else 0.0
         shift = np.eye(self.dim)[0] * self.sensitivity if self.dim > 1 else self.sensitivity
         return ShiftPair(Normal(origin, self.sigma), Normal(shift, self.sigma))
@@ -102,6 +107,10 @@ class LaplaceMechanism(Mechanism):
 
     def dominating_pairs(self) -> ShiftPair:
         """(Lap(0, scale), Lap(sensitivity, scale)): the privacy loss only grows with the shift (STD-LapHS)."""
+        return self._shift_pair
+
+    @cached_property
+    def _shift_pair(self) -> ShiftPair:  # the mechanism is frozen: build the pair once
         return ShiftPair(Laplace(0.0, self.scale), Laplace(self.sensitivity, self.scale))
 
     def __repr__(self) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import abc
+import functools
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -11,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
-from .._validation import check_instance, check_positive
+from .._validation import check_instance, check_positive, readonly
 from ..distributions import Distribution
 from ..operators.algebra import as_finite_kernel
 from ..operators.base import MarkovOperator
@@ -124,14 +125,24 @@ class Mechanism(abc.ABC):
 
 
 def neighbour_pairs(neighbours: Neighbourhood, k: int) -> NDArray[np.int64]:
-    """Ordered pairs (i, j), i != j, of a finite mechanism with k inputs, as an (n, 2) array."""
+    """Ordered pairs (i, j), i != j, of a finite mechanism with k inputs, as an (n, 2) array (read-only for
+    `AllPairs`, built once per k up to _CACHED_INPUTS inputs)."""
     if isinstance(neighbours, AllPairs):
-        i, j = np.nonzero(~np.eye(k, dtype=bool))
-        return np.stack([i, j], axis=1)
+        return _all_pairs(k) if k <= _CACHED_INPUTS else _all_pairs.__wrapped__(k)
     if isinstance(neighbours, IndexPairs):
         pairs = {(a, b) for a, b in neighbours.pairs} | {(b, a) for a, b in neighbours.pairs}
         return np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
     raise TypeError(f"`neighbours` of a finite mechanism must be AllPairs or IndexPairs; got {neighbours!r}.")
+
+
+#: `neighbour_pairs` keeps the all-pairs index of up to this many inputs (at most 1 MiB each) ...
+_CACHED_INPUTS = 256
+
+
+@functools.lru_cache(maxsize=16)  # ... for this many k
+def _all_pairs(k: int) -> NDArray[np.int64]:
+    i, j = np.nonzero(~np.eye(k, dtype=bool))
+    return readonly(np.stack([i, j], axis=1))
 
 
 @dataclass(frozen=True)

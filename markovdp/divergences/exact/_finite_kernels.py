@@ -11,16 +11,22 @@ import math
 import numpy as np
 from numba import njit
 
-from .finite import _EXP_SAFE, _KEEP_RATIO, _SAFE_GAP
+from .finite import _EXP_SAFE, _KEEP_RATIO, _LOG_CACHE, _SAFE_GAP
+
+#: Cells per cut of `_cut_table`'s uniform grid (most cells hold no cut, so a lookup rarely walks) ...
+_TABLE_CELLS = 8
+#: ... and the most cuts of one cell `_bucket` walks over (it bisects a more crowded cell).
+_TABLE_CROWD = 8
 
 
 @njit(cache=True)
-def _gamma_times(eps: float, b: float) -> float:
-    """e^eps b for b >= 0 without overflow of e^eps; 0 for b = 0 (eps up to inf)."""
+def _gamma_times(eps: float, gamma: float, b: float) -> float:
+    """e^eps b for b >= 0 without overflow of e^eps; 0 for b = 0 (eps up to inf). gamma = e^eps where
+    eps <= _EXP_SAFE (taken once per eps, not once per pair)."""
     if b == 0.0:
         return 0.0
     if eps <= _EXP_SAFE:
-        return math.exp(eps) * b
+        return gamma * b
     half = math.exp(min(eps, 1400.0) / 2.0)  # b > 0 past eps ~ 745 cannot occur in a tail (p/q <= 2e323)
     return half * (half * b)
 
@@ -37,6 +43,60 @@ def _cuts_below(cuts: np.ndarray, x: float) -> int:
         base = base + half if cuts[base + half] < x else base
         n -= half
     return base + (1 if cuts[base] < x else 0)
+
+
+@njit(cache=True)
+def _cut_table(cuts: np.ndarray, lookups: int) -> tuple[np.ndarray, float]:
+    """A lookup table for `_bucket`: ``table[c + 1]`` = the number of cuts below ``cuts[0] + c w`` on a uniform grid
+    of _TABLE_CELLS cells per cut over [cuts[0], cuts[-1]] (table[0] = 0, the last entry every cut), and 1/w.
+
+    1/w = 0 (`_bucket` bisects) where the cuts span no positive finite width, or where fewer lookups than cells
+    would not pay for building the table.
+    """
+    n = cuts.size
+    width = cuts[n - 1] - cuts[0] if n > 0 else 0.0
+    cells = _TABLE_CELLS * n
+    if lookups < cells or not width > 0.0 or not math.isfinite(cells / width):
+        return np.zeros(1, dtype=np.int64), 0.0
+    table = np.empty(cells + 2, dtype=np.int64)
+    table[0] = 0
+    b = 0
+    for c in range(cells):  # the edges ascend: one walk over the cuts
+        edge = cuts[0] + c * (width / cells)
+        while b < n and cuts[b] < edge:
+            b += 1
+        table[c + 1] = b
+    table[cells + 1] = n
+    return table, cells / width
+
+
+@njit(cache=True, inline="always")
+def _bucket(cuts: np.ndarray, table: np.ndarray, inv: float, x: float) -> int:
+    """The number of cuts < x (x finite): exactly `_cuts_below`, found from the table's cell of x.
+
+    From the count below the cell's lower edge, a walk over the few cuts in the cell (a bisection where more than
+    _TABLE_CROWD crowd into it, as a log grid's smallest eps do); the walk down makes the count exact whatever the
+    rounding of the cell index, so the table only decides the speed, never the value.
+    """
+    if inv == 0.0:
+        return _cuts_below(cuts, x)
+    n = cuts.size
+    cells = table.size - 2
+    c = int(math.floor(min(max((x - cuts[0]) * inv, -1.0), cells + 0.5))) + 1
+    b = table[c]
+    hi = table[min(c + 1, cells + 1)]
+    if hi - b > _TABLE_CROWD:
+        while b < hi:  # the first cut >= x in [b, hi)
+            mid = (b + hi) >> 1
+            if cuts[mid] < x:
+                b = mid + 1
+            else:
+                hi = mid
+    while b < n and cuts[b] < x:
+        b += 1
+    while b > 0 and cuts[b - 1] >= x:
+        b -= 1
+    return b
 
 
 @njit(cache=True)
@@ -57,12 +117,61 @@ def _group_by_bucket(bucket: np.ndarray, n_cuts: int, start: np.ndarray, by_buck
 
 
 @njit(cache=True)
+def _cuts_at_most(cuts: np.ndarray, eps: np.ndarray, gap: float, out: np.ndarray) -> None:
+    """out[j] = the number of cuts <= eps[j] + gap: one walk where the eps ascend (a grid), else a bisection each
+    (the cuts < the next double above)."""
+    for j in range(1, eps.size):
+        if not eps[j] >= eps[j - 1]:  # (a NaN is not ascending either)
+            for t in range(eps.size):
+                out[t] = _cuts_below(cuts, np.nextafter(eps[t] + gap, math.inf))
+            return
+    b = 0
+    for j in range(eps.size):
+        x = eps[j] + gap
+        while b < cuts.size and cuts[b] <= x:
+            b += 1
+        out[j] = b
+
+
+@njit(cache=True)
+def _sorted_cuts(eps: np.ndarray) -> np.ndarray:
+    """The finite eps and eps + gap, sorted: merged in one pass where the finite eps ascend (a grid), else sorted."""
+    finite = eps[eps < math.inf]
+    n = finite.size
+    for j in range(1, n):
+        if finite[j] < finite[j - 1]:
+            return np.sort(np.concatenate((finite, finite + _SAFE_GAP)))
+    shifted = finite + _SAFE_GAP  # ascends too (rounding is monotone)
+    cuts = np.empty(2 * n)
+    i = 0
+    j = 0
+    for t in range(2 * n):
+        if j >= n or (i < n and finite[i] <= shifted[j]):
+            cuts[t] = finite[i]
+            i += 1
+        else:
+            cuts[t] = shifted[j]
+            j += 1
+    return cuts
+
+
+@njit(cache=True)
+def _row_logs(P: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """log P[i, y] for the rows i with used[i] (0 where P[i, y] = 0 or the row is not used): each log once."""
+    logs = np.zeros(P.shape)
+    for i in range(P.shape[0]):
+        if used[i]:
+            for y in range(P.shape[1]):
+                if P[i, y] > 0.0:
+                    logs[i, y] = math.log(P[i, y])
+    return logs
+
+
+@njit(cache=True)
 def _hockey_stick_with_cuts(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: np.ndarray,
                             out: np.ndarray) -> None:
     """`_hockey_stick_kernel` with its cuts built here: the sorted finite eps and eps + gap."""
-    finite = eps[eps < math.inf]
-    cuts = np.sort(np.concatenate((finite, finite + _SAFE_GAP)))
-    _hockey_stick_kernel(P, Q, index, eps, cuts, out)
+    _hockey_stick_kernel(P, Q, index, eps, _sorted_cuts(eps), out)
 
 
 @njit(cache=True)
@@ -72,9 +181,25 @@ def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: n
     n_cuts = cuts.size
     tail = np.empty(eps.size, dtype=np.int64)  # bucket b >= tail[j]  <=>  L > eps[j]
     safe = np.empty(eps.size, dtype=np.int64)  # bucket b >= safe[j]  <=>  L > eps[j] + gap
-    for j in range(eps.size):  # cuts <= x are the cuts < the next double above x
-        tail[j] = _cuts_below(cuts, np.nextafter(eps[j], math.inf))
-        safe[j] = _cuts_below(cuts, np.nextafter(eps[j] + _SAFE_GAP, math.inf))
+    _cuts_at_most(cuts, eps, 0.0, tail)
+    _cuts_at_most(cuts, eps, _SAFE_GAP, safe)
+    gamma = np.empty(eps.size)
+    for j in range(eps.size):
+        gamma[j] = math.exp(eps[j]) if eps[j] <= _EXP_SAFE else math.inf
+    # The logs of the rows the pairs read, each taken once (not once per pair): the same doubles as
+    # log(p) − log(q) formed pair by pair. Skipped where they would not fit in _LOG_CACHE doubles.
+    used_p = np.zeros(P.shape[0], dtype=np.bool_)
+    used_q = np.zeros(Q.shape[0], dtype=np.bool_)
+    for r in range(index.shape[0]):
+        used_p[index[r, 0]] = True
+        used_q[index[r, 1]] = True
+    same = P.shape == Q.shape and P.ctypes.data == Q.ctypes.data
+    if same:
+        used_p |= used_q
+    cached = (used_p.sum() + (0 if same else used_q.sum())) * m <= _LOG_CACHE
+    log_p = _row_logs(P, used_p) if cached else np.zeros((0, 0))
+    log_q = log_p if same or not cached else _row_logs(Q, used_q)
+    table, inv = _cut_table(cuts, index.shape[0] * m)
     bucket = np.empty(m, dtype=np.int64)
     log_ratio = np.empty(m)
     mass_p = np.empty(n_cuts + 2)
@@ -97,8 +222,9 @@ def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: n
                 bucket[y] = n_cuts  # above every cut
                 dinf += p
             else:
-                log_ratio[y] = math.log(p) - math.log(q)
-                bucket[y] = _cuts_below(cuts, log_ratio[y])
+                x = log_p[i, y] - log_q[k, y] if cached else math.log(p) - math.log(q)
+                log_ratio[y] = x
+                bucket[y] = _bucket(cuts, table, inv, x)
             mass_p[bucket[y]] += p
             mass_q[bucket[y]] += q
         for b in range(n_cuts - 1, -1, -1):  # suffix sums: mass[b] = Σ over buckets >= b
@@ -111,13 +237,13 @@ def _hockey_stick_kernel(P: np.ndarray, Q: np.ndarray, index: np.ndarray, eps: n
                 out[j, r] = dinf
                 continue
             a = mass_p[tail[j]]
-            value = a - _gamma_times(e, mass_q[tail[j]])
+            value = a - _gamma_times(e, gamma[j], mass_q[tail[j]])
             if a > _KEEP_RATIO * value:  # cancellation: the safe part, then the near terms one by one
                 if not grouped:  # a counting sort of the y's by bucket, once per pair
                     _group_by_bucket(bucket, n_cuts, start, by_bucket)
                     grouped = True
                 lo, hi = tail[j], safe[j]
-                value = mass_p[hi] - _gamma_times(e, mass_q[hi])
+                value = mass_p[hi] - _gamma_times(e, gamma[j], mass_q[hi])
                 for t in range(start[lo], start[hi]):
                     y = by_bucket[t]
                     value -= P[i, y] * math.expm1(e - log_ratio[y])

@@ -6,6 +6,8 @@ Also the atomic vs absolutely continuous pairs, which are mutually singular. THE
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from functools import cached_property
 from typing import Any
 
 import numpy as np
@@ -84,7 +86,9 @@ def hockey_stick_finite_worst(matrix: Array, index: NDArray[np.int64], eps: Arra
     The same one pass as `hockey_stick_finite_pairs`, with the max over pairs taken inside it. `matrix` must be
     a C-contiguous float64 array and `index` a C-contiguous (n_pairs, 2) int64 array (as a `RowPairs` holds).
     """
-    eps = np.array(eps, dtype=np.float64, ndmin=1)  # a fresh C array: one numba specialisation
+    eps = np.ascontiguousarray(eps, dtype=np.float64).reshape(-1)
+    if not eps.flags.writeable:  # one array type: one numba specialisation
+        eps = eps.copy()
     out = np.empty(eps.size)
     _kernels()._hockey_stick_max_with_cuts(_frozen(matrix), _frozen(matrix), _frozen(index), eps, out)
     return out
@@ -132,6 +136,8 @@ _SAFE_GAP = 0.7
 _KEEP_RATIO = 4.0
 #: Below this exp(eps) is finite; above it e^eps B is formed as e^(eps/2) (e^(eps/2) B).
 _EXP_SAFE = 709.0
+#: The one-pass kernel keeps the logs of the rows its pairs read when they fit in this many doubles (128 MiB).
+_LOG_CACHE = 2**24
 
 
 def kl_finite(p: ArrayLike, q: ArrayLike) -> float:
@@ -197,40 +203,154 @@ def renyi_finite_pairs(matrix: Array, index: NDArray[np.int64], alpha: Array) ->
     too sparse for a product to pay are summed row by row (`renyi_finite_rows`, with its log1p/expm1 form
     near alpha = 1). +inf where supp(p_i) ⊄ supp(p_j).
     """
-    matrix = np.ascontiguousarray(matrix, dtype=np.float64)
-    index = np.asarray(index, dtype=np.int64).reshape(-1, 2)
-    alpha = np.atleast_1d(np.asarray(alpha, dtype=np.float64))
-    left_rows, i = np.unique(index[:, 0], return_inverse=True)
-    right_rows, j = np.unique(index[:, 1], return_inverse=True)
+    matrix, index, alpha = _renyi_arguments(matrix, index, alpha)
     out = np.empty((alpha.size, index.shape[0]))
-    if index.shape[0] * _GRAM_MIN_FILL < left_rows.size * right_rows.size:  # few pairs: row by row
+    gram = _Gram.of(matrix, index)
+    if gram is None:  # few pairs: row by row
         for n, a in enumerate(alpha):
             out[n] = _renyi_rows_of(matrix, index, a)
         return out
-    support_l, support_r = matrix[left_rows] > 0, matrix[right_rows] > 0
-    # counts of outcomes in supp(p_i) \ supp(p_j): integers, exact in floating point
-    singular = (support_l.astype(np.float64) @ (~support_r).astype(np.float64).T)[i, j] > 0
-    with np.errstate(divide="ignore"):
-        log_l, log_r = np.log(matrix[left_rows]), np.log(matrix[right_rows])
-    for n, a in enumerate(alpha):
-        if math.isinf(a):  # D_inf = max_{y in supp(p_i)} log p_iy − log p_jy, one left row at a time
-            worst = np.empty((left_rows.size, right_rows.size))
-            with np.errstate(invalid="ignore"):
-                for u in range(left_rows.size):
-                    worst[u] = np.where(support_l[u], log_l[u] - log_r, -np.inf).max(axis=1)
-            out[n] = worst[i, j]
-            continue
-        left = a * log_l  # −inf off the support
-        right = np.where(support_r, (1.0 - a) * log_r, -np.inf)
-        shift_l, shift_r = left.max(axis=1), right.max(axis=1)
-        s = (np.exp(left - shift_l[:, None]) @ np.exp(right - shift_r[:, None]).T)[i, j]
+    i, j = gram.inverse
+    for n in np.flatnonzero(np.isinf(alpha)):
+        out[n] = gram.max_log_ratio()[i, j]
+    for n, s, shift_l, shift_r in gram.products(alpha):
+        s = s[i, j]
         with np.errstate(divide="ignore"):
             log_sum = np.log(s) + shift_l[i] + shift_r[j]
-        out[n] = log_sum / (a - 1.0)
-        by_rows = ~singular & ((s < _NORMAL_PRODUCT) | (log_sum < _GRAM_MIN_LOG_SUM))
-        out[n, by_rows] = _renyi_rows_of(matrix, index[by_rows], a)
-    out[:, singular] = math.inf
+        out[n] = log_sum / (alpha[n] - 1.0)
+        by_rows = (s < _NORMAL_PRODUCT) | (log_sum < _GRAM_MIN_LOG_SUM)
+        if gram.singular is not None:
+            by_rows &= ~gram.singular[i, j]
+        out[n, by_rows] = _renyi_rows_of(matrix, index[by_rows], alpha[n])
+    if gram.singular is not None:
+        out[:, gram.singular[i, j]] = math.inf
     return out
+
+
+def renyi_finite_worst(matrix: Array, index: NDArray[np.int64], alpha: Array, *, all_pairs: bool = False) -> Array:
+    """(n_alpha,) array of max over the row pairs (i, j) of `index` of R_alpha(matrix[i] || matrix[j]).
+
+    The values of `renyi_finite_pairs`, entry by entry the same arithmetic, so the same max; taken over the
+    matrix product in place (no gather of the pairs), and divided by alpha − 1 once, after the max (a division
+    by a positive number keeps the order of doubles). `all_pairs`: `index` is every ordered pair of distinct rows
+    (as a `RowPairs` of local DP says), so its structure is known without reading it.
+    """
+    matrix, index, alpha = _renyi_arguments(matrix, index, alpha)
+    gram = _Gram.of(matrix, index, all_pairs)
+    if gram is None:
+        return renyi_finite_pairs(matrix, index, alpha).max(axis=1)
+    out = np.empty(alpha.size)
+    if gram.singular is not None and gram.singular[gram.listed].any():  # supp(p_i) ⊄ supp(p_j) for a pair:
+        out[:] = math.inf  # R_alpha = inf at every order
+        return out
+    unlisted = np.nonzero(~gram.listed)  # (left, right) entries of no pair, e.g. the diagonal of all pairs
+    for n in np.flatnonzero(np.isinf(alpha)):
+        worst = gram.max_log_ratio()
+        worst[unlisted] = -np.inf
+        out[n] = worst.max()
+    for n, s, shift_l, shift_r in gram.products(alpha):
+        s[unlisted] = math.inf  # out of the checks below, and −inf for the max
+        tiny = s < _NORMAL_PRODUCT if s.min() < _NORMAL_PRODUCT else None
+        with np.errstate(divide="ignore"):
+            log_sum = np.log(s, out=s)
+        log_sum += shift_l[:, None]
+        log_sum += shift_r[None, :]
+        by_rows = log_sum < _GRAM_MIN_LOG_SUM if log_sum.min() < _GRAM_MIN_LOG_SUM else None
+        if tiny is not None:
+            by_rows = tiny if by_rows is None else by_rows | tiny
+        log_sum[unlisted] = -np.inf
+        best = -math.inf
+        if by_rows is not None:  # nearby laws or a product near underflow: those pairs summed row by row
+            u, v = np.nonzero(by_rows)
+            best = float(_renyi_rows_of(matrix, np.stack([gram.left_rows[u], gram.right_rows[v]], axis=1),
+                                        alpha[n]).max())
+            log_sum[u, v] = -np.inf
+        out[n] = max(log_sum.max() / (alpha[n] - 1.0), best)
+    return out
+
+
+def _renyi_arguments(matrix: Array, index: NDArray[np.int64], alpha: Array) -> tuple[Array, NDArray[np.int64], Array]:
+    matrix = np.ascontiguousarray(matrix, dtype=np.float64)
+    index = np.asarray(index, dtype=np.int64).reshape(-1, 2)
+    return matrix, index, np.atleast_1d(np.asarray(alpha, dtype=np.float64))
+
+
+def _distinct(column: NDArray[np.int64], k: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``np.unique(column, return_inverse=True)`` for rows in [0, k), by counting instead of sorting."""
+    present = np.zeros(k, dtype=bool)
+    present[column] = True
+    return np.flatnonzero(present), (np.cumsum(present) - 1)[column]
+
+
+class _Gram:
+    """The matrix products of `renyi_finite_pairs` over every (left row, right row) of a set of pairs."""
+
+    def __init__(self, matrix: Array, left: tuple[Any, Any], right: tuple[Any, Any],
+                 listed: NDArray[np.bool_]) -> None:
+        (self.left_rows, i), (self.right_rows, j) = left, right
+        self.inverse = (i, j)
+        #: the (left, right) entries that are pairs of the index
+        self.listed = listed
+        everything = np.arange(matrix.shape[0])
+        self._rows_l = matrix if np.array_equal(self.left_rows, everything) else matrix[self.left_rows]
+        rows_r = matrix if np.array_equal(self.right_rows, everything) else matrix[self.right_rows]
+        support_r = rows_r > 0
+        # supp(p_i) ⊄ supp(p_j): counts of outcomes in supp(p_i) \ supp(p_j), integers, exact in floating point;
+        # only the outcomes where some right row is 0 can count (None: no right row has a 0)
+        holes = np.flatnonzero(~support_r.all(axis=0))
+        self.singular = None
+        self.zeros_r = None
+        if holes.size:
+            self.singular = (self.support_l[:, holes].astype(np.float64)
+                             @ (~support_r[:, holes]).astype(np.float64).T) > 0
+            self.zeros_r = ~support_r
+        with np.errstate(divide="ignore"):
+            self.log_l = np.log(self._rows_l)
+            self.log_r = self.log_l if rows_r is self._rows_l else np.log(rows_r)
+
+    @cached_property
+    def support_l(self) -> NDArray[np.bool_]:
+        return self._rows_l > 0
+
+    @classmethod
+    def of(cls, matrix: Array, index: NDArray[np.int64], all_pairs: bool = False) -> _Gram | None:
+        """The products for the pairs of `index`, or None where they fill less than 1/_GRAM_MIN_FILL of them."""
+        k = matrix.shape[0]
+        if all_pairs:  # every ordered pair of distinct rows: no inverse needed
+            rows = (np.arange(k), None)
+            return cls(matrix, rows, rows, ~np.eye(k, dtype=bool))
+        left, right = _distinct(index[:, 0], k), _distinct(index[:, 1], k)
+        if index.shape[0] * _GRAM_MIN_FILL < left[0].size * right[0].size:
+            return None
+        listed = np.zeros((left[0].size, right[0].size), dtype=bool)
+        listed[left[1], right[1]] = True
+        return cls(matrix, left, right, listed)
+
+    def products(self, alpha: Array) -> Iterator[tuple[int, Array, Array, Array]]:
+        """(n, A B^T, a, b) for each finite order alpha[n] (see `renyi_finite_pairs`); A B^T a new (left, right)
+        array. The shifts a = max_y fl(alpha log p_iy) = fl(alpha max_y log p_iy) and b = fl((1 − alpha)
+        min_{y: p_jy > 0} log p_jy): rounding keeps order (alpha > 1), so the extremes of the rows, read once,
+        give the same doubles as the extremes of each order's exponents."""
+        top_l = self.log_l.max(axis=1)
+        bottom_r = (self.log_r if self.zeros_r is None else np.where(self.zeros_r, np.inf, self.log_r)).min(axis=1)
+        for n in np.flatnonzero(~np.isinf(alpha)):
+            a = alpha[n]
+            factor_l = a * self.log_l  # −inf off the support
+            factor_r = (1.0 - a) * self.log_r
+            if self.zeros_r is not None:
+                factor_r[self.zeros_r] = -np.inf
+            shift_l, shift_r = a * top_l, (1.0 - a) * bottom_r
+            factor_l -= shift_l[:, None]
+            factor_r -= shift_r[:, None]
+            yield int(n), np.exp(factor_l, out=factor_l) @ np.exp(factor_r, out=factor_r).T, shift_l, shift_r
+
+    def max_log_ratio(self) -> Array:
+        """D_inf = max_{y in supp(p_i)} log p_iy − log p_jy of every (left, right) entry, one left row at a time."""
+        worst = np.empty(self.listed.shape)
+        with np.errstate(invalid="ignore"):
+            for u in range(worst.shape[0]):
+                worst[u] = np.where(self.support_l[u], self.log_l[u] - self.log_r, -np.inf).max(axis=1)
+        return worst
 
 
 #: `renyi_finite_pairs` takes one matrix product when the pairs fill at least 1/_GRAM_MIN_FILL of it, ...

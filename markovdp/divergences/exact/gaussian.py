@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
@@ -54,11 +55,13 @@ def gauss_hockey_stick(ratio: float, eps: Array) -> Array:
     from scipy import special  # here, not at import: scipy.special costs ~0.2 s to import
 
     eps = np.asarray(eps, dtype=np.float64)
-    out = np.zeros(eps.shape)
     if ratio == 0.0:
-        return out  # identical laws
+        return np.zeros(eps.shape)  # identical laws
     if math.isinf(ratio):
         return np.where(np.isinf(eps), 0.0, 1.0)  # D/s overflowed: Phi(a) = 1, e^eps Phi(b) = 0 (eps < inf)
+    if ratio >= _SMALL_RATIO and eps.size and _kernels() is not None:
+        return _compiled(ratio, eps)
+    out = np.zeros(eps.shape)
     finite = np.isfinite(eps)  # eps = inf: D_inf = 0 (mutually absolutely continuous)
     e = eps[finite]
     shift = e / ratio
@@ -75,6 +78,36 @@ def gauss_hockey_stick(ratio: float, eps: Array) -> Array:
     values = np.where(e == 0.0, special.erf(ratio / (2.0 * math.sqrt(2.0))), values)
     out[finite] = np.clip(values, 0.0, 1.0)
     return out + 0.0  # never −0.0
+
+
+def _compiled(ratio: float, eps: Array) -> Array:
+    """`gauss_hockey_stick` for D/s >= 0.1 in the numba pass: the same arithmetic, scipy's erfcx, numpy's exp."""
+    from scipy import special
+
+    flat = eps.reshape(-1)
+    if not (flat.flags.c_contiguous and flat.flags.writeable):  # one array type: numba compiles one specialisation
+        flat = flat.copy()
+    (shift, terms), out = np.empty((2, flat.size)), np.empty(flat.size)
+    _KERNELS.gauss_exponents(ratio, flat, shift, terms)
+    np.exp(terms, out=terms)
+    tv = float(special.erf(ratio / (2.0 * math.sqrt(2.0))))
+    _KERNELS.gauss_hockey_stick_pass(ratio, tv, flat, shift, terms, out)
+    return out.reshape(eps.shape)
+
+
+def _kernels() -> Any:
+    """The numba kernel module, imported on first use (numba costs ~0.3 s to import) and kept bound; None where
+    scipy's erfcx cannot be linked (then the numpy form runs)."""
+    global _KERNELS, _LOADED
+    if not _LOADED:
+        from . import _gaussian_kernels
+
+        _KERNELS, _LOADED = (_gaussian_kernels if _gaussian_kernels.LINKED else None), True
+    return _KERNELS
+
+
+_KERNELS: Any = None
+_LOADED = False
 
 
 def _small_ratio(ratio: float, shift: Array, a: Array, w: Array, erfcx_b: Array) -> Array:
@@ -156,6 +189,15 @@ def gauss_hockey_stick_scales(dist: float, s1: float, s2: float, eps: float) -> 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", integrate.IntegrationWarning)
         return sum(integrate.quad(density, a, b, epsabs=0.0, epsrel=1e-13, limit=200)[0] for a, b in pieces) + 0.0
+
+
+def normal_ratio(mu: Any, nu: Any) -> float | None:
+    """D/s = ||m1 − m2|| / s for two isotropic Normals of one sigma s (STD-GaussHS and STD-GaussRenyi depend on
+    the pair through it alone), else None."""
+    if not (type(mu) is Normal and type(nu) is Normal and mu.mean.shape == nu.mean.shape):
+        return None
+    dist, s1, s2, _ = _normal_pair(mu, nu)
+    return dist / s1 if s1 == s2 else None
 
 
 @register("hockey_stick", "closed_form", (Normal, Normal))
