@@ -23,7 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._dispatch import PairRegistry
-from ._validation import readonly
+from ._validation import check_instance, check_states, check_stochastic_matrix, fail, readonly
 from .distributions import Categorical, Distribution
 
 Array = NDArray[np.float64]
@@ -91,6 +91,34 @@ class RowPairs(PairSet):
     exhaustive = True
 
     def __post_init__(self) -> None:
+        self._check()
+        self._finish()
+
+    @classmethod
+    def _of_checked(cls, matrix: Array, index: NDArray[np.int64], all_pairs: bool, **fields: Any) -> RowPairs:
+        """The pair set of rows the library has validated already (a mechanism's matrix, a product of such, its
+        neighbour index): the constructor without `_check`, whose copy and reductions would double the set-up
+        time of an exact profile. Users build pair sets with the constructor."""
+        pairs = cls.__new__(cls)
+        for name, value in (("matrix", matrix), ("index", index), ("all_pairs", all_pairs), *fields.items()):
+            object.__setattr__(pairs, name, value)
+        pairs._finish()
+        return pairs
+
+    def _check(self) -> None:
+        """A row-stochastic `matrix` and an `index` of pairs (i, j) of its rows, shape (n, 2) (or n pairs flat)."""
+        matrix = check_stochastic_matrix("matrix", self.matrix)
+        k = matrix.shape[0]
+        index = check_states("index", self.index, k)
+        if index.ndim == 0 or index.size == 0 or index.size % 2 or (index.ndim == 2 and index.shape[1] != 2) \
+                or index.ndim > 2:
+            raise fail("index", f"pairs (i, j) of rows in [0, {k - 1}], shape (n, 2) with n >= 1",
+                       f"shape {index.shape}")
+        object.__setattr__(self, "matrix", matrix)
+        object.__setattr__(self, "index", index)
+        object.__setattr__(self, "all_pairs", bool(self.all_pairs))
+
+    def _finish(self) -> None:
         self._freeze()
         self._refuse_subnormal_log_ratios()
 
@@ -151,6 +179,13 @@ class ShiftPair(PairSet):
 
     noise: Distribution
     shifted: Distribution
+
+    def __post_init__(self) -> None:
+        for name in ("noise", "shifted"):
+            check_instance(name, getattr(self, name), Distribution, "a Distribution (a law of the mechanism's output)")
+        if self.noise.space != self.shifted.space:
+            raise fail("shifted", f"a law on the space of `noise` ({self.noise.space.describe()})",
+                       f"a law on {self.shifted.space.describe()}")
 
     def __len__(self) -> int:
         return 1

@@ -215,13 +215,11 @@ class Case:
 
     build: Callable[[], tuple[tuple[Any, ...], dict[str, Any]]]
     kinds: dict[str, str] = field(default_factory=dict)
-    lead: dict[str, str] = field(default_factory=dict)  # parameter → why it is xfailed (a file of the lead's)
     enter: bool = False  # a context manager: the call includes entering it (where it checks its arguments)
 
 
-def case(*args: Any, _kinds: dict[str, str] | None = None, _lead: dict[str, str] | None = None,
-         _enter: bool = False, **kwargs: Any) -> Case:
-    return Case(lambda: (args, kwargs), _kinds or {}, _lead or {}, _enter)
+def case(*args: Any, _kinds: dict[str, str] | None = None, _enter: bool = False, **kwargs: Any) -> Case:
+    return Case(lambda: (args, kwargs), _kinds or {}, _enter)
 
 
 def lazy(build: Callable[[], tuple[tuple[Any, ...], dict[str, Any]]], **kinds: str) -> Case:
@@ -294,8 +292,6 @@ def gaussian_rdp(alpha: Any, shift: float) -> Any:
 
 
 NUMERICAL = dict(y_bounds=(-2.0, 3.0), gradient=brownian_gradient)
-#: Cells whose fix belongs in a file the lead is refactoring (issue 13 §1): expected to fail until then.
-LEAD_PAIRS = "lead's file (pairs.py)"
 
 GOOD: dict[str, Case] = {
     # --- spaces, laws
@@ -503,9 +499,8 @@ GOOD: dict[str, Case] = {
     "default_y_bounds": case(np.zeros(1), np.ones(1)),
     # --- pairs
     "Pairs": case(((N01, N11),), _kinds={"pairs": "free"}),
-    "ShiftPair": case(N01, N11, _lead={"noise": LEAD_PAIRS, "shifted": LEAD_PAIRS}),
-    "RowPairs": case(np.array([[0.5, 0.5], [0.2, 0.8]]), np.array([[0, 1]]), _kinds={"index": "free"},
-                     _lead={"matrix": LEAD_PAIRS}),
+    "ShiftPair": case(N01, N11),
+    "RowPairs": case(np.array([[0.5, 0.5], [0.2, 0.8]]), np.array([[0, 1]]), _kinds={"index": "free"}),
     "GaussianBallPair": case(np.eye(2), np.eye(2), 1.0, _kinds={"noise_cov": "matrix_any", "image": "matrix_any",
                                                             "factor": "free", "cov_error": "nonneg_inf",
                                                             "image_error": "nonneg_inf"}),
@@ -653,11 +648,7 @@ def cells() -> list[Any]:
         if name not in GOOD:
             continue
         for param in parameters(PUBLIC[name]):
-            marks = []
-            reason = GOOD[name].lead.get(param.name)
-            if reason:
-                marks.append(pytest.mark.xfail(strict=True, reason=reason))
-            out.append(pytest.param(name, param.name, id=f"{name}-{param.name}", marks=marks))
+            out.append(pytest.param(name, param.name, id=f"{name}-{param.name}"))
     return out
 
 

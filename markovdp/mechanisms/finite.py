@@ -54,7 +54,8 @@ class MatrixMechanism(Mechanism):
     @cached_property
     def _row_pairs(self) -> RowPairs:  # the mechanism is frozen: build (and validate) the pairs once
         k = self.matrix.shape[0]
-        return RowPairs(self.matrix, neighbour_pairs(self.neighbours, k), isinstance(self.neighbours, AllPairs))
+        all_pairs = isinstance(self.neighbours, AllPairs)
+        return RowPairs._of_checked(self.matrix, neighbour_pairs(self.neighbours, k), all_pairs)
 
 
 def _check_pairs(pairs: Sequence[Sequence[int]], k: int) -> tuple[tuple[int, int], ...]:
@@ -211,8 +212,8 @@ class RandomizedResponse(MatrixMechanism):
 
     @cached_property
     def _rr_pairs(self) -> RandomizedResponsePairs:
-        return RandomizedResponsePairs(self.matrix, neighbour_pairs(AllPairs(), self.k), True, k=self.k,
-                                       eps0=self.eps)
+        return RandomizedResponsePairs._of_checked(self.matrix, neighbour_pairs(AllPairs(), self.k), True, k=self.k,
+                                                   eps0=self.eps)
 
     def __repr__(self) -> str:
         return f"RandomizedResponse(k={self.k}, eps={self.eps!r}, neighbours=AllPairs())"
@@ -237,7 +238,15 @@ class RandomizedResponsePairs(RowPairs):
     k: int = 2
     eps0: float = 0.0
 
-    def __post_init__(self) -> None:
+    def _check(self) -> None:
+        super()._check()
+        object.__setattr__(self, "k", check_int("k", self.k, minimum=2))
+        object.__setattr__(self, "eps0", float(check_eps("eps0", self.eps0)))
+        if self.matrix.shape != (self.k, self.k):
+            raise fail("matrix", f"the ({self.k}, {self.k}) matrix of RandomizedResponse(k={self.k})",
+                       f"shape {self.matrix.shape}")
+
+    def _finish(self) -> None:
         self._freeze()  # not RowPairs' subnormal check: the closed forms do not read the matrix
         object.__setattr__(self, "exhaustive", self.representable)
 
@@ -261,4 +270,4 @@ def _push_rr(kernel: FiniteKernel, pairs: RandomizedResponsePairs) -> RowPairs:
             f"probability e^-eps/(1 + (k − 1) e^-eps) = exp({pairs.log_probs[1]!r}) is below the smallest normal "
             f"double (2.2250738585072014e-308), so the rows of the pipeline are not representable exactly; "
             f"exact values need eps <= 708.39.")
-    return push_pairs(kernel, RowPairs(pairs.matrix, pairs.index, pairs.all_pairs))
+    return push_pairs(kernel, RowPairs._of_checked(pairs.matrix, pairs.index, pairs.all_pairs))

@@ -121,7 +121,7 @@ def _push_rows(kernel: FiniteKernel, pairs: RowPairs) -> RowPairs:
         raise NotImplementedError(
             f"M >> K: output {y} of input {i} has positive probability but its product underflows to 0 in float64; "
             "its exact profile is not representable.")
-    return RowPairs(product, pairs.index, pairs.all_pairs)
+    return RowPairs._of_checked(product, pairs.index, pairs.all_pairs)
 
 
 __all__ = ["FiniteKernel", "matrix_text", "stochastic_product"]
