@@ -280,3 +280,22 @@ def test_best_needs_a_scalar_and_is_none_without_any_rdp_guarantee():
     assert cert.best(alpha=2.0) is None
     with pytest.raises(TypeError, match="`eps`"):
         cert.best(eps=np.array([0.5, 1.0]))
+
+
+def test_gaussian_profile_at_extreme_scales_matches_mpmath():
+    """STD-GaussHS where eps s/D overflows (sigma 1e300: the value is 0, not NaN nor an OverflowError from the
+    quadrature fallback) and where D² overflows (sensitivity 1e154: D/s = 1e4, not inf), against 60 digits."""
+    mpmath.mp.dps = 60
+
+    def exact(ratio: float, eps: float) -> float:
+        r, e = mpmath.mpf(ratio), mpmath.mpf(eps)
+        if r / 2 - e / r < -100:  # 0 <= E_gamma <= Phi(a) < 1e-2000: 0 in double
+            return 0.0
+        return float(mpmath.ncdf(r / 2 - e / r) - mpmath.exp(e) * mpmath.ncdf(-r / 2 - e / r))
+
+    cases = [(md.GaussianMechanism(1e300), [1e10, 1.0, 0.0], 1e-300),
+             (md.GaussianMechanism(1e150, sensitivity=1e154), [0.0, 4.9e7, 5e7, 5.1e7], 1e4)]
+    for mechanism, eps, ratio in cases:
+        got = md.privacy_profile(mechanism, eps)
+        want = [exact(ratio, e) for e in eps]
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300)

@@ -14,7 +14,7 @@ from .registry import Array, NoRule, register
 
 def _normal_pair(mu: Normal, nu: Normal) -> tuple[float, float, float, int]:
     """(D = ||m1 − m2||, sigma1, sigma2, d)."""
-    dist = float(np.linalg.norm(np.atleast_1d(mu.mean - nu.mean)))
+    dist = math.hypot(*np.atleast_1d(mu.mean - nu.mean).tolist())  # scaled: no overflow of D² (D up to 1e308)
     return dist, float(mu.sigma), float(nu.sigma), mu.space.d
 
 
@@ -64,16 +64,19 @@ def gauss_hockey_stick(ratio: float, eps: Array) -> Array:
     out = np.zeros(eps.shape)
     finite = np.isfinite(eps)  # eps = inf: D_inf = 0 (mutually absolutely continuous)
     e = eps[finite]
-    shift = e / ratio
-    a = ratio / 2.0 - shift
-    erfcx_b = special.erfcx((ratio / 2.0 + shift) * _SQRT_HALF)  # erfcx(−b/√2)
-    with np.errstate(over="ignore"):  # |a| > 1e154 (a tiny ratio): a² = inf, w = 0 as it should be
+    with np.errstate(over="ignore", invalid="ignore"):
+        # eps s/D overflows for a tiny ratio: a = −inf, and the value there (below Phi(a) ~ e^(−1e308)) is 0
+        shift = e / ratio
+        a = ratio / 2.0 - shift
+        erfcx_b = special.erfcx((ratio / 2.0 + shift) * _SQRT_HALF)  # erfcx(−b/√2)
+        # |a| > 1e154 (a tiny ratio): a² = inf, w = 0 as it should be
         w = 0.5 * np.exp(-0.5 * np.square(a))  # the common factor cancels out of the difference's error
-    if ratio >= _SMALL_RATIO:
-        erfcx_a = special.erfcx(np.abs(a) * _SQRT_HALF)
-        values = np.where(a < 0.0, w * (erfcx_a - erfcx_b), (1.0 - w * erfcx_a) - w * erfcx_b)
-    else:
-        values = _small_ratio(ratio, shift, a, w, erfcx_b)
+        if ratio >= _SMALL_RATIO:
+            erfcx_a = special.erfcx(np.abs(a) * _SQRT_HALF)
+            values = np.where(a < 0.0, w * (erfcx_a - erfcx_b), (1.0 - w * erfcx_a) - w * erfcx_b)
+        else:
+            values = _small_ratio(ratio, shift, a, w, erfcx_b)
+    values = np.where(np.isinf(shift), 0.0, values)
     # eps = 0: TV = 2 Phi(D/(2s)) − 1 = erf(D/(2 sqrt(2) s)), exact for tiny D/s too
     values = np.where(e == 0.0, special.erf(ratio / (2.0 * math.sqrt(2.0))), values)
     out[finite] = np.clip(values, 0.0, 1.0)
