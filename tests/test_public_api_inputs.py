@@ -240,8 +240,17 @@ class _Law:
 
 
 def _registered_rule() -> tuple[tuple[Any, ...], dict[str, Any]]:
-    md.theorem("TEST-INPUTS-RULE", replace=True)(lambda subject: None)
+    """A rule for `unregister` to remove; harmless to the other tests of the process should it stay (it says it
+    does not apply), and removed when this module's tests end (`_no_rule_left_behind`)."""
+    md.theorem("TEST-INPUTS-RULE", replace=True)(lambda subject: md.NotApplicable("TEST-INPUTS-RULE", "a test rule"))
     return ("TEST-INPUTS-RULE",), {}
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _no_rule_left_behind() -> Any:
+    yield
+    if "TEST-INPUTS-RULE" in md.guarantees.registered_theorems():
+        md.unregister("TEST-INPUTS-RULE")
 
 
 #: The folder `out_lock` locks (and unlocks) in the walk; removed when the tests end.
