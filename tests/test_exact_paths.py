@@ -35,6 +35,7 @@ from markovdp.divergences.exact.finite import (
 )
 from markovdp.mechanisms.base import AllPairs, neighbour_pairs
 from markovdp.pairs import RowPairs
+from markovdp.pairs_gaussian import GaussianBallPair
 
 SEEDS = range(6)
 
@@ -323,3 +324,52 @@ def test_renyi_listed_pairs_and_singular_pairs_are_the_previous_product():
     nested /= nested.sum(axis=1, keepdims=True)
     expected = previous_renyi(nested, listed, ALPHAS)
     np.testing.assert_array_equal(renyi_finite_worst(nested, listed, ALPHAS), expected.max(axis=1))
+
+
+# ------------------------------------------------------------------------------------ the profile's set-up
+
+
+def test_rules_left_unclipped_return_probabilities():
+    """`pairs_profile` skips the clip for the rules of `_PROBABILITY_RULES`: their values are in [0, 1] and never
+    −0.0 as they stand (checked against np.clip and the sign bit), at edge eps included; the other rules are
+    clipped."""
+    from markovdp.guarantees import pair_maxima
+
+    rng = np.random.default_rng(17)
+    eps = np.concatenate([np.linspace(0.0, 12.0, 300), [1e-300, 5e-324, 700.0, 745.0, 1e300, math.inf]])
+    mechanisms = [md.FiniteMechanism(random_rows(rng, k, m, zeros=0.2, power=3.0)) for k, m in ((2, 7), (5, 40))]
+    mechanisms += [md.FiniteMechanism(random_rows(rng, 3, 9, zeros=0.0, power=1.0), neighbours=[(0, 2)])]
+    mechanisms += [md.GaussianMechanism(s, dim=d) for s, d in ((1e-3, 1), (0.3, 1), (1.0, 2), (25.0, 1), (1e4, 1))]
+    mechanisms += [md.RandomizedResponse(k, e) for k, e in ((2, 0.5), (5, 3.0), (40, 1e-6))]
+    mechanisms += [md.GaussianMechanism(1.0) >> md.GaussianKernel(2.0, 1), md.LaplaceMechanism(0.8)]
+    pair_sets = [mech.dominating_pairs() for mech in mechanisms]
+    pair_sets += [GaussianBallPair(np.diag([s, 2.0]), np.eye(2), 1.0) for s in (1e-8, 0.5, 1e6)]
+    seen = set()
+    for pairs in pair_sets:
+        rule = pair_maxima.HOCKEY_STICK.lookup(type(pairs))
+        values = rule(pairs, eps.copy())
+        if rule in pair_maxima._PROBABILITY_RULES:
+            seen.add(rule)
+            np.testing.assert_array_equal(values, np.clip(values, 0.0, 1.0), err_msg=repr(pairs))
+            assert not np.signbit(values).any(), repr(pairs)
+        np.testing.assert_array_equal(pair_maxima.pairs_profile(pairs, eps.copy()), np.clip(values, 0.0, 1.0))
+    assert seen == pair_maxima._PROBABILITY_RULES
+
+
+def test_profile_fast_call_is_the_checked_call():
+    """A 1-D float64 eps array (checked in one pass) gives what a list, a strided view and a 2-D array give; the
+    caller's array is not modified; NaN and negative eps are refused as before."""
+    eps = np.array([0.0, 0.3, 1.0, 2.5, math.inf, 7.0])
+    for mech in (md.GaussianMechanism(0.7), md.FiniteMechanism(np.array([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]])),
+                 md.RandomizedResponse(3, 1.2)):
+        fast = md.privacy_profile(mech, eps)
+        assert fast.dtype == np.float64 and fast.shape == eps.shape
+        np.testing.assert_array_equal(fast, md.privacy_profile(mech, eps.tolist()))
+        np.testing.assert_array_equal(fast[::2], md.privacy_profile(mech, eps[::2]))
+        np.testing.assert_array_equal(fast, md.privacy_profile(mech, eps.reshape(2, 3)).ravel())
+        np.testing.assert_array_equal(fast, [md.privacy_profile(mech, float(e)) for e in eps])
+        np.testing.assert_array_equal(eps, [0.0, 0.3, 1.0, 2.5, math.inf, 7.0])
+        for bad in (np.array([0.1, math.nan]), np.array([0.1, -1e-300]), np.array([-math.inf])):
+            with pytest.raises(ValueError, match="`eps` must be"):
+                md.privacy_profile(mech, bad)
+        assert md.privacy_profile(mech, np.array([])).shape == (0,)
