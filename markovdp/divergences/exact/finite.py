@@ -90,7 +90,8 @@ def hockey_stick_finite_worst(matrix: Array, index: NDArray[np.int64], eps: Arra
     if not eps.flags.writeable:  # one array type: one numba specialisation
         eps = eps.copy()
     out = np.empty(eps.size)
-    _kernels()._hockey_stick_max_with_cuts(_frozen(matrix), _frozen(matrix), _frozen(index), eps, out)
+    matrix = _frozen(matrix)
+    _kernels()._hockey_stick_max_with_cuts(matrix, matrix, _frozen(index), eps, out)
     return out
 
 
