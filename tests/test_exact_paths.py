@@ -373,3 +373,86 @@ def test_profile_fast_call_is_the_checked_call():
             with pytest.raises(ValueError, match="`eps` must be"):
                 md.privacy_profile(mech, bad)
         assert md.privacy_profile(mech, np.array([])).shape == (0,)
+
+
+# ------------------------------------------------------------------------------ Rényi: the candidates for the max
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_renyi_candidates_hold_every_entry_that_attains_the_max(seed):
+    """`_renyi_candidates` keeps every listed entry whose exact log-sum (numpy, over all entries) equals the max,
+    and leaves out only entries below it; where it answers, `renyi_finite_worst` is the full computation's max."""
+    from markovdp.divergences.exact import _finite_kernels
+
+    rng = np.random.default_rng(400 + seed)
+    for trial in range(40):
+        k_l, k_r = int(rng.integers(2, 30)), int(rng.integers(2, 30))
+        s = rng.random((k_l, k_r)) ** rng.uniform(1.0, 30.0) + 1e-200
+        if trial % 3 == 0:  # ties: equal entries and equal shifts
+            s[:, : k_r // 2] = s[0, 0]
+        shift_l = rng.choice([0.0, 1.0, -7.5], k_l) * rng.uniform(0.0, 300.0)
+        shift_r = rng.normal(0.0, 1.0, k_r) * rng.choice([1e-3, 1.0, 50.0])
+        listed = rng.random((k_l, k_r)) < rng.uniform(0.2, 1.0)
+        listed[0, 0] = True
+        u, v = _finite_kernels._renyi_candidates(s, shift_l, shift_r, listed, -math.inf, 0.0, 1e3)
+        log_sum = np.log(s) + shift_l[:, None] + shift_r[None, :]
+        log_sum[~listed] = -np.inf
+        best = log_sum.max()
+        assert u.size, "the bound decided nothing"
+        assert listed[u, v].all()
+        kept = np.zeros(listed.shape, dtype=bool)
+        kept[u, v] = True
+        assert kept[log_sum == best].all() and (log_sum[listed & ~kept] < best).all()
+        assert (np.log(s[u, v]) + shift_l[u] + shift_r[v]).max() == best
+
+
+def test_renyi_candidates_refuse_what_they_cannot_bound():
+    """Empty (the caller sums every entry) for a listed product near underflow, a max below the floor, and right
+    shifts 600 apart."""
+    from markovdp.divergences.exact import _finite_kernels
+
+    s, listed = np.full((3, 3), 0.5), np.ones((3, 3), dtype=bool)
+    zeros, ones = np.zeros(3), np.ones(3)
+    assert _finite_kernels._renyi_candidates(s, zeros, zeros, listed, -1.0, 1e-280, 1e3)[0].size
+    tiny = s.copy()
+    tiny[1, 2] = 1e-290
+    assert not _finite_kernels._renyi_candidates(tiny, zeros, zeros, listed, -1.0, 1e-280, 1e3)[0].size
+    listed_off = listed.copy()
+    listed_off[1, 2] = False  # the tiny entry is not a pair: no matter
+    assert _finite_kernels._renyi_candidates(tiny, zeros, zeros, listed_off, -1.0, 1e-280, 1e3)[0].size
+    assert not _finite_kernels._renyi_candidates(s, ones, zeros, listed, 0.5, 1e-280, 1e3)[0].size  # max log 2 + 1
+    assert _finite_kernels._renyi_candidates(s, ones, zeros, listed, 0.3, 1e-280, 1e3)[0].size
+    apart = np.array([0.0, -601.0, 3.0])
+    assert not _finite_kernels._renyi_candidates(s, zeros, apart, listed, -1.0, 1e-280, 1e3)[0].size
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_renyi_worst_is_the_previous_product_on_many_shapes(seed, monkeypatch):
+    """Random shapes, zeros, steep rows, orders up to 1e3: `renyi_finite_worst` (candidates or the full sum) is the
+    previous computation's max, bit for bit; both ways are taken."""
+    from markovdp.divergences.exact import _finite_kernels
+
+    answers = []
+    bound = _finite_kernels._renyi_candidates
+
+    def counted(*args):
+        answers.append(bound(*args)[0].size > 0)
+        return bound(*args)
+
+    monkeypatch.setattr(_finite_kernels, "_renyi_candidates", counted)
+    rng = np.random.default_rng(500 + seed)
+    alpha = np.array([1.0001, 1.01, 1.5, 3.0, 20.0, 200.0, 1e3])
+    for _ in range(6):
+        k, m = int(rng.integers(2, 40)), int(rng.integers(5, 60))
+        matrix = random_rows(rng, k, m, zeros=rng.choice([0.0, 0.0, 0.3]), power=rng.uniform(0.5, 12.0))
+        if rng.random() < 0.3:
+            matrix[:, -2:] = 0.0  # the same zeros in every row: nested supports
+            matrix /= matrix.sum(axis=1, keepdims=True)
+        index = neighbour_pairs(AllPairs(), k)
+        expected = previous_renyi(matrix, index, alpha).max(axis=1)
+        np.testing.assert_array_equal(renyi_finite_worst(matrix, index, alpha, all_pairs=True), expected)
+        listed = index[rng.random(index.shape[0]) < 0.5]
+        if listed.size:
+            np.testing.assert_array_equal(renyi_finite_worst(matrix, listed, alpha),
+                                          previous_renyi(matrix, listed, alpha).max(axis=1))
+    assert any(answers) and not all(answers)

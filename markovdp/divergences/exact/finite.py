@@ -249,7 +249,15 @@ def renyi_finite_worst(matrix: Array, index: NDArray[np.int64], alpha: Array, *,
         worst = gram.max_log_ratio()
         worst[unlisted] = -np.inf
         out[n] = worst.max()
+    m = matrix.shape[1]
     for n, s, shift_l, shift_r in gram.products(alpha):
+        if m < _CANDIDATES_MAX_OUTCOMES:  # the log-sums of the entries that may attain the max, the same doubles
+            u, v = _kernels()._renyi_candidates(s, shift_l, shift_r, gram.listed, 2.0 * _GRAM_MIN_LOG_SUM,
+                                                _NORMAL_PRODUCT, 700.0 + math.log(m) + np.abs(shift_l).max()
+                                                + np.abs(shift_r).max())
+            if u.size:
+                out[n] = (np.log(s[u, v]) + shift_l[u] + shift_r[v]).max() / (alpha[n] - 1.0)
+                continue
         s[unlisted] = math.inf  # out of the checks below, and −inf for the max
         tiny = s < _NORMAL_PRODUCT if s.min() < _NORMAL_PRODUCT else None
         with np.errstate(divide="ignore"):
@@ -334,15 +342,14 @@ class _Gram:
         give the same doubles as the extremes of each order's exponents."""
         top_l = self.log_l.max(axis=1)
         bottom_r = (self.log_r if self.zeros_r is None else np.where(self.zeros_r, np.inf, self.log_r)).min(axis=1)
+        zeros_r = _NO_ZEROS if self.zeros_r is None else self.zeros_r
         for n in np.flatnonzero(~np.isinf(alpha)):
-            a = alpha[n]
-            factor_l = a * self.log_l  # −inf off the support
-            factor_r = (1.0 - a) * self.log_r
-            if self.zeros_r is not None:
-                factor_r[self.zeros_r] = -np.inf
-            shift_l, shift_r = a * top_l, (1.0 - a) * bottom_r
-            factor_l -= shift_l[:, None]
-            factor_r -= shift_r[:, None]
+            # factor_l = alpha log_l − shift_l (−inf off the support), factor_r = (1 − alpha) log_r − shift_r (−inf
+            # off the support): in one compiled pass (`_renyi_exponents`), numpy's exp after it
+            shift_l, shift_r = np.empty(top_l.size), np.empty(bottom_r.size)
+            factor_l, factor_r = np.empty(self.log_l.shape), np.empty(self.log_r.shape)
+            _kernels()._renyi_exponents(float(alpha[n]), self.log_l, self.log_r, zeros_r, top_l, bottom_r, shift_l,
+                                        shift_r, factor_l, factor_r)
             yield int(n), np.exp(factor_l, out=factor_l) @ np.exp(factor_r, out=factor_r).T, shift_l, shift_r
 
     def max_log_ratio(self) -> Array:
@@ -354,12 +361,18 @@ class _Gram:
         return worst
 
 
+#: `_renyi_exponents`' mask where no right row has a zero.
+_NO_ZEROS = np.zeros((0, 0), dtype=np.bool_)
 #: `renyi_finite_pairs` takes one matrix product when the pairs fill at least 1/_GRAM_MIN_FILL of it, ...
 _GRAM_MIN_FILL = 8
 #: ... keeps its value where the log-sum is at least this ...
 _GRAM_MIN_LOG_SUM = 1e-3
 #: ... and the product entry far from underflow.
 _NORMAL_PRODUCT = 1e-280
+#: `renyi_finite_worst` takes the log-sums of the candidates for the max alone (`_renyi_candidates`) below this
+#: many outcomes, where the pairs summed row by row (log-sum < 1e-3) are below twice that by far more than
+#: either sum's error (~m ulps).
+_CANDIDATES_MAX_OUTCOMES = 2**30
 
 
 def _renyi_rows_of(matrix: Array, index: NDArray[np.int64], alpha: float) -> Array:
