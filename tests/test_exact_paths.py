@@ -394,7 +394,7 @@ def test_renyi_candidates_hold_every_entry_that_attains_the_max(seed):
         shift_r = rng.normal(0.0, 1.0, k_r) * rng.choice([1e-3, 1.0, 50.0])
         listed = rng.random((k_l, k_r)) < rng.uniform(0.2, 1.0)
         listed[0, 0] = True
-        u, v = _finite_kernels._renyi_candidates(s, shift_l, shift_r, listed, -math.inf, 0.0, 1e3)
+        u, v, terms = _finite_kernels._renyi_candidates(s, shift_l, shift_r, listed, -math.inf, 0.0, 1e3)
         log_sum = np.log(s) + shift_l[:, None] + shift_r[None, :]
         log_sum[~listed] = -np.inf
         best = log_sum.max()
@@ -403,7 +403,8 @@ def test_renyi_candidates_hold_every_entry_that_attains_the_max(seed):
         kept = np.zeros(listed.shape, dtype=bool)
         kept[u, v] = True
         assert kept[log_sum == best].all() and (log_sum[listed & ~kept] < best).all()
-        assert (np.log(s[u, v]) + shift_l[u] + shift_r[v]).max() == best
+        np.testing.assert_array_equal(terms, [s[u, v], shift_l[u], shift_r[v]])
+        assert (np.log(terms[0]) + terms[1] + terms[2]).max() == best
 
 
 def test_renyi_candidates_refuse_what_they_cannot_bound():

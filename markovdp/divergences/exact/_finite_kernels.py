@@ -266,28 +266,33 @@ def _hockey_stick_max_with_cuts(P: np.ndarray, Q: np.ndarray, index: np.ndarray,
 
 @njit(cache=True)
 def _renyi_candidates(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, listed: np.ndarray,
-                      floor: float, tiny: float, margin_scale: float) -> tuple[np.ndarray, np.ndarray]:
+                      floor: float, tiny: float, margin_scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The listed entries (u, v) of the product s whose log-sum L = log s + shift_l[u] + shift_r[v] may attain the
     max over the listed entries: every entry within a margin of the max, found without a log per entry.
 
     The bound: w = s e^(shift_r[v] − max shift_r) <= s, L = log w + max shift_r + shift_l[u] up to rounding;
     V = the max of that over the rows' largest w; the entries kept are those with w >= e^(V − margin − max
-    shift_r − shift_l[u]). The margin, 2^-40 times the magnitudes in play (``margin_scale`` + |V|), exceeds
-    the rounding of every step (a few ulps of those magnitudes) by a factor of 1000, so no entry left out can
-    attain the max of the exact L. Empty arrays where the bound cannot decide, and the caller sums all entries:
-    a listed s below `tiny` (a product near underflow), V − margin below `floor` (log-sums that the caller sums
-    row by row may compete), a scale or threshold near underflow.
+    shift_r − shift_l[u]). The margin, 2^-40 times the magnitudes in play (``margin_scale`` >= the largest
+    |log s|, plus the largest |shift_l|, |shift_r| and |V|), exceeds the rounding of every step (a few ulps of
+    those magnitudes) by a factor of 1000, so no entry left out can attain the max of the exact L (the same s,
+    the same doubles). Returns their rows u, columns v and the (3, n) array of s[u, v], shift_l[u], shift_r[v].
+    Empty arrays where the bound cannot decide, and the caller sums all entries: a listed s below `tiny` (a
+    product near underflow), V − margin below `floor` (log-sums that the caller sums row by row may compete), a
+    scale or threshold near underflow.
     """
     k_l, k_r = s.shape
-    none = np.empty(0, dtype=np.int64)
-    top_r = -math.inf
+    none, no_terms = np.empty(0, dtype=np.int64), np.empty((3, 0))
+    top_r, size_l, size_r = -math.inf, 0.0, 0.0
     for v in range(k_r):
         top_r = max(top_r, shift_r[v])
+        size_r = max(size_r, abs(shift_r[v]))
+    for u in range(k_l):
+        size_l = max(size_l, abs(shift_l[u]))
     scale = np.empty(k_r)
     for v in range(k_r):
         gap = shift_r[v] - top_r
         if not gap > -600.0:
-            return none, none
+            return none, none, no_terms
         scale[v] = math.exp(gap)
     best = -math.inf
     lowest = math.inf
@@ -300,28 +305,30 @@ def _renyi_candidates(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, l
             row = max(row, x * scale[v] if keep else 0.0)
         if row > 0.0:
             best = max(best, math.log(row) + top_r + shift_l[u])
-    margin = 2.0**-40 * (margin_scale + abs(best))
+    margin = 2.0**-40 * (margin_scale + size_l + size_r + abs(best))
     if not (lowest >= tiny and best - margin >= floor):
-        return none, none
+        return none, none, no_terms
     threshold = np.empty(k_l)
     counts = np.zeros(k_l, dtype=np.int64)
     for u in range(k_l):
         threshold[u] = math.exp(best - margin - top_r - shift_l[u])
         if not threshold[u] >= 1e-290:
-            return none, none
+            return none, none, no_terms
         c = 0
         for v in range(k_r):
             c += listed[u, v] & (s[u, v] * scale[v] >= threshold[u])
         counts[u] = c
-    rows, cols = np.empty(counts.sum(), dtype=np.int64), np.empty(counts.sum(), dtype=np.int64)
+    total = counts.sum()
+    rows, cols, terms = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64), np.empty((3, total))
     n = 0
     for u in range(k_l):
         if counts[u]:
             for v in range(k_r):
                 if listed[u, v] and s[u, v] * scale[v] >= threshold[u]:
                     rows[n], cols[n] = u, v
+                    terms[0, n], terms[1, n], terms[2, n] = s[u, v], shift_l[u], shift_r[v]
                     n += 1
-    return rows, cols
+    return rows, cols, terms
 
 
 @njit(cache=True)

@@ -244,20 +244,19 @@ def renyi_finite_worst(matrix: Array, index: NDArray[np.int64], alpha: Array, *,
     if gram.singular is not None and gram.singular[gram.listed].any():  # supp(p_i) ⊄ supp(p_j) for a pair:
         out[:] = math.inf  # R_alpha = inf at every order
         return out
-    unlisted = np.nonzero(~gram.listed)  # (left, right) entries of no pair, e.g. the diagonal of all pairs
     for n in np.flatnonzero(np.isinf(alpha)):
         worst = gram.max_log_ratio()
-        worst[unlisted] = -np.inf
+        worst[gram.unlisted] = -np.inf
         out[n] = worst.max()
     m = matrix.shape[1]
     for n, s, shift_l, shift_r in gram.products(alpha):
         if m < _CANDIDATES_MAX_OUTCOMES:  # the log-sums of the entries that may attain the max, the same doubles
-            u, v = _kernels()._renyi_candidates(s, shift_l, shift_r, gram.listed, 2.0 * _GRAM_MIN_LOG_SUM,
-                                                _NORMAL_PRODUCT, 700.0 + math.log(m) + np.abs(shift_l).max()
-                                                + np.abs(shift_r).max())
-            if u.size:
-                out[n] = (np.log(s[u, v]) + shift_l[u] + shift_r[v]).max() / (alpha[n] - 1.0)
+            u, _, terms = _kernels()._renyi_candidates(s, shift_l, shift_r, gram.listed, 2.0 * _GRAM_MIN_LOG_SUM,
+                                                       _NORMAL_PRODUCT, 700.0 + math.log(m))  # |log s| <= 645, log m
+            if u.size:  # terms: s[u, v], shift_l[u], shift_r[v]
+                out[n] = (np.log(terms[0]) + terms[1] + terms[2]).max() / (alpha[n] - 1.0)
                 continue
+        unlisted = gram.unlisted
         s[unlisted] = math.inf  # out of the checks below, and −inf for the max
         tiny = s < _NORMAL_PRODUCT if s.min() < _NORMAL_PRODUCT else None
         with np.errstate(divide="ignore"):
@@ -320,6 +319,11 @@ class _Gram:
     @cached_property
     def support_l(self) -> NDArray[np.bool_]:
         return self._rows_l > 0
+
+    @cached_property
+    def unlisted(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The (left, right) entries of no pair, e.g. the diagonal of all pairs."""
+        return np.nonzero(~self.listed)
 
     @classmethod
     def of(cls, matrix: Array, index: NDArray[np.int64], all_pairs: bool = False) -> _Gram | None:
