@@ -299,9 +299,9 @@ class _Gram:
         self.inverse = (i, j)
         #: the (left, right) entries that are pairs of the index
         self.listed = listed
-        everything = np.arange(matrix.shape[0])
-        self._rows_l = matrix if np.array_equal(self.left_rows, everything) else matrix[self.left_rows]
-        rows_r = matrix if np.array_equal(self.right_rows, everything) else matrix[self.right_rows]
+        k = matrix.shape[0]  # the rows are distinct and ascending (`_distinct`, arange): k of them are all rows
+        self._rows_l = matrix if self.left_rows.size == k else matrix[self.left_rows]
+        rows_r = matrix if self.right_rows.size == k else matrix[self.right_rows]
         support_r = rows_r > 0
         # supp(p_i) ⊄ supp(p_j): counts of outcomes in supp(p_i) \ supp(p_j), integers, exact in floating point;
         # only the outcomes where some right row is 0 can count (None: no right row has a 0)
