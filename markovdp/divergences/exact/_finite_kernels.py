@@ -296,6 +296,7 @@ def _renyi_candidates(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, l
         scale[v] = math.exp(gap)
     best = -math.inf
     lowest = math.inf
+    row_top = np.empty(k_l)  # the largest listed w of each row
     for u in range(k_l):
         row = 0.0
         for v in range(k_r):  # branch-free: listed entries only, through selects
@@ -303,6 +304,7 @@ def _renyi_candidates(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, l
             keep = listed[u, v]
             lowest = min(lowest, x if keep else math.inf)
             row = max(row, x * scale[v] if keep else 0.0)
+        row_top[u] = row
         if row > 0.0:
             best = max(best, math.log(row) + top_r + shift_l[u])
     margin = 2.0**-40 * (margin_scale + size_l + size_r + abs(best))
@@ -314,6 +316,8 @@ def _renyi_candidates(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, l
         threshold[u] = math.exp(best - margin - top_r - shift_l[u])
         if not threshold[u] >= 1e-290:
             return none, none, no_terms
+        if row_top[u] < threshold[u]:  # no entry of this row reaches it
+            continue
         c = 0
         for v in range(k_r):
             c += listed[u, v] & (s[u, v] * scale[v] >= threshold[u])
