@@ -248,12 +248,17 @@ def renyi_finite_worst(matrix: Array, index: NDArray[np.int64], alpha: Array, *,
         worst = gram.max_log_ratio()
         worst[gram.unlisted] = -np.inf
         out[n] = worst.max()
-    m = matrix.shape[1]
+    candidates = _kernels()._renyi_candidates if matrix.shape[1] < _CANDIDATES_MAX_OUTCOMES else None
+    log_scale = 700.0 + math.log(matrix.shape[1])  # |log s| <= 645 (s >= 1e-280) or log m
     for n, s, shift_l, shift_r in gram.products(alpha):
-        if m < _CANDIDATES_MAX_OUTCOMES:  # the log-sums of the entries that may attain the max, the same doubles
-            u, _, terms = _kernels()._renyi_candidates(s, shift_l, shift_r, gram.listed, 2.0 * _GRAM_MIN_LOG_SUM,
-                                                       _NORMAL_PRODUCT, 700.0 + math.log(m))  # |log s| <= 645, log m
-            if u.size:  # terms: s[u, v], shift_l[u], shift_r[v]
+        if candidates is not None:  # the log-sums of the entries that may attain the max, the same doubles
+            u, _, terms = candidates(s, shift_l, shift_r, gram.listed, 2.0 * _GRAM_MIN_LOG_SUM, _NORMAL_PRODUCT,
+                                     log_scale)
+            if 0 < u.size <= 16:  # terms: s[u, v], shift_l[u], shift_r[v]; Python's float sums are numpy's
+                log_s, left, right = np.log(terms[0]).tolist(), terms[1].tolist(), terms[2].tolist()
+                out[n] = max([x + y + z for x, y, z in zip(log_s, left, right, strict=True)]) / (alpha[n] - 1.0)
+                continue
+            if u.size:
                 out[n] = (np.log(terms[0]) + terms[1] + terms[2]).max() / (alpha[n] - 1.0)
                 continue
         unlisted = gram.unlisted
