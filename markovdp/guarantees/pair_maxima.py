@@ -27,7 +27,7 @@ from ..divergences.exact.finite import (
     renyi_finite_rows,
     renyi_finite_worst,
 )
-from ..divergences.exact.gaussian import gauss_hockey_stick, normal_ratio
+from ..divergences.exact.gaussian import compiled_ratio, gauss_hockey_stick, normal_ratio
 from ..mechanisms.canonical import BlackBoxPairs, CanonicalPairs, dominating_pair_curve
 from ..mechanisms.finite import RandomizedResponsePairs
 from ..pairs import PairSet, RowPairs, ShiftPair
@@ -167,7 +167,8 @@ def _shift_hockey_stick(pairs: ShiftPair, eps: Array) -> Array:
     ratio = _normal_ratio(pairs)
     if ratio is not None:
         values = gauss_hockey_stick(ratio, eps)
-        if not math.isnan(values.sum()):  # in [0, 1] or NaN: the sum is NaN iff a value is
+        # in [0, 1] or NaN (the sum is NaN iff a value is); never NaN from the numba pass
+        if (compiled_ratio(ratio) and math.isfinite(ratio)) or not math.isnan(values.sum()):
             return values
     return _probability(_max_over(pairs, hockey_stick, eps=eps))
 
