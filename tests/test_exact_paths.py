@@ -194,6 +194,7 @@ def test_compiled_gaussian_profile_is_the_numpy_form(seed, monkeypatch):
         values = gaussian.gauss_hockey_stick(ratio, eps)
         np.testing.assert_array_equal(values, numpy_form(ratio, eps, monkeypatch), err_msg=f"ratio {ratio!r}")
         assert not np.signbit(values).any()
+        assert gaussian.compiled_ratio(ratio) and not np.isnan(values).any()  # the shift pair skips its NaN scan
     unchecked = np.array([-1.0, -1e-3, math.nan, 2.0])  # not valid eps, but the same values as the numpy form
     np.testing.assert_array_equal(gaussian.gauss_hockey_stick(2.0, unchecked), numpy_form(2.0, unchecked, monkeypatch))
     grid = np.linspace(0.0, 10.0, 1000).reshape(10, 100)  # any shape, a read-only array
