@@ -355,6 +355,12 @@ def test_rules_left_unclipped_return_probabilities():
             assert not np.signbit(values).any(), repr(pairs)
         np.testing.assert_array_equal(pair_maxima.pairs_profile(pairs, eps.copy()), np.clip(values, 0.0, 1.0))
     assert seen == pair_maxima._PROBABILITY_RULES
+    big = md.FiniteMechanism(random_rows(rng, 40, 100, zeros=0.3, power=3.0)).dominating_pairs()  # by dobrushin
+    few = np.array([0.0, 0.5, math.inf])
+    assert len(big) * 100 > pair_maxima._ONE_PASS_WORK_PER_EPS * few.size
+    values = pair_maxima._rows_hockey_stick(big, few)
+    np.testing.assert_array_equal(values, np.clip(values, 0.0, 1.0))
+    assert not np.signbit(values).any()
 
 
 def test_profile_fast_call_is_the_checked_call():
