@@ -364,8 +364,8 @@ def test_rules_left_unclipped_return_probabilities():
 
 
 def test_profile_fast_call_is_the_checked_call():
-    """A 1-D float64 eps array (checked in one pass) gives what a list, a strided view and a 2-D array give; the
-    caller's array is not modified; NaN and negative eps are refused as before."""
+    """A 1-D float64 eps (alpha) array, checked in one pass, gives what a list, a strided view and a 2-D array give;
+    the caller's array is not modified; NaN and out-of-range values are refused as before."""
     eps = np.array([0.0, 0.3, 1.0, 2.5, math.inf, 7.0])
     for mech in (md.GaussianMechanism(0.7), md.FiniteMechanism(np.array([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]])),
                  md.RandomizedResponse(3, 1.2)):
@@ -380,6 +380,14 @@ def test_profile_fast_call_is_the_checked_call():
             with pytest.raises(ValueError, match="`eps` must be"):
                 md.privacy_profile(mech, bad)
         assert md.privacy_profile(mech, np.array([])).shape == (0,)
+        alpha = np.array([1.5, 2.0, math.inf, 1.0 + 1e-9, 40.0])
+        fast = md.renyi_profile(mech, alpha)
+        np.testing.assert_array_equal(fast, md.renyi_profile(mech, alpha.tolist()))
+        np.testing.assert_array_equal(fast, [md.renyi_profile(mech, float(a)) for a in alpha])
+        np.testing.assert_array_equal(fast[::2], md.renyi_profile(mech, alpha[::2]))
+        for bad in (np.array([2.0, math.nan]), np.array([2.0, 1.0]), np.array([0.5])):
+            with pytest.raises(ValueError, match="`alpha` must be"):
+                md.renyi_profile(mech, bad)
 
 
 # ------------------------------------------------------------------------------ Rényi: the candidates for the max

@@ -77,6 +77,9 @@ def renyi_profile(mechanism: Mechanism, alpha: ArrayLike) -> float | NDArray[np.
     THEORY: Notation; STD-GaussRenyi, STD-LapRenyi, BBGG-E1 (Gaussian then Gaussian kernel is exact).
     """
     pairs = exact_pairs(mechanism, "Rényi profile")
+    if type(alpha) is np.ndarray and alpha.dtype == np.float64 and alpha.ndim == 1 and alpha.size:  # the common call:
+        if np.minimum.reduce(alpha) > 1.0:  # checked in one pass (NaN fails the test; inf is allowed)
+            return pairs_renyi(pairs, alpha.copy()) + 0.0
     alpha_arr = np.asarray(check_order("alpha", alpha), dtype=np.float64)
     values = pairs_renyi(pairs, np.atleast_1d(alpha_arr).ravel()).reshape(alpha_arr.shape) + 0.0
     return float(values) if alpha_arr.ndim == 0 else values
