@@ -263,7 +263,6 @@ def _hockey_stick_max_with_cuts(P: np.ndarray, Q: np.ndarray, index: np.ndarray,
         out[j] = min(best, 1.0)
 
 
-
 @njit(cache=True)
 def _renyi_candidates(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, listed: np.ndarray,
                       floor: float, tiny: float, margin_scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
