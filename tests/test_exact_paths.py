@@ -35,6 +35,7 @@ from markovdp.divergences.exact.finite import (
 )
 from markovdp.mechanisms.base import AllPairs, neighbour_pairs
 from markovdp.pairs import RowPairs
+from markovdp.pairs_gaussian import GaussianBallPair
 
 SEEDS = range(6)
 
@@ -193,6 +194,7 @@ def test_compiled_gaussian_profile_is_the_numpy_form(seed, monkeypatch):
         values = gaussian.gauss_hockey_stick(ratio, eps)
         np.testing.assert_array_equal(values, numpy_form(ratio, eps, monkeypatch), err_msg=f"ratio {ratio!r}")
         assert not np.signbit(values).any()
+        assert gaussian.compiled_ratio(ratio) and not np.isnan(values).any()  # the shift pair skips its NaN scan
     unchecked = np.array([-1.0, -1e-3, math.nan, 2.0])  # not valid eps, but the same values as the numpy form
     np.testing.assert_array_equal(gaussian.gauss_hockey_stick(2.0, unchecked), numpy_form(2.0, unchecked, monkeypatch))
     grid = np.linspace(0.0, 10.0, 1000).reshape(10, 100)  # any shape, a read-only array
@@ -323,3 +325,152 @@ def test_renyi_listed_pairs_and_singular_pairs_are_the_previous_product():
     nested /= nested.sum(axis=1, keepdims=True)
     expected = previous_renyi(nested, listed, ALPHAS)
     np.testing.assert_array_equal(renyi_finite_worst(nested, listed, ALPHAS), expected.max(axis=1))
+
+
+# ------------------------------------------------------------------------------------ the profile's set-up
+
+
+def test_rules_left_unclipped_return_probabilities():
+    """`pairs_profile` skips the clip for the rules of `_PROBABILITY_RULES`: their values are in [0, 1] and never
+    −0.0 as they stand (checked against np.clip and the sign bit), at edge eps included; the other rules are
+    clipped."""
+    from markovdp.guarantees import pair_maxima
+
+    rng = np.random.default_rng(17)
+    eps = np.concatenate([np.linspace(0.0, 12.0, 300), [1e-300, 5e-324, 700.0, 745.0, 1e300, math.inf]])
+    mechanisms = [md.FiniteMechanism(random_rows(rng, k, m, zeros=0.2, power=3.0)) for k, m in ((2, 7), (5, 40))]
+    mechanisms += [md.FiniteMechanism(random_rows(rng, 3, 9, zeros=0.0, power=1.0), neighbours=[(0, 2)])]
+    mechanisms += [md.GaussianMechanism(s, dim=d) for s, d in ((1e-3, 1), (0.3, 1), (1.0, 2), (25.0, 1), (1e4, 1))]
+    mechanisms += [md.RandomizedResponse(k, e) for k, e in ((2, 0.5), (5, 3.0), (40, 1e-6))]
+    mechanisms += [md.GaussianMechanism(1.0) >> md.GaussianKernel(2.0, 1), md.LaplaceMechanism(0.8)]
+    pair_sets = [mech.dominating_pairs() for mech in mechanisms]
+    pair_sets += [GaussianBallPair(np.diag([s, 2.0]), np.eye(2), 1.0) for s in (1e-8, 0.5, 1e6)]
+    seen = set()
+    for pairs in pair_sets:
+        rule = pair_maxima.HOCKEY_STICK.lookup(type(pairs))
+        values = rule(pairs, eps.copy())
+        if rule in pair_maxima._PROBABILITY_RULES:
+            seen.add(rule)
+            np.testing.assert_array_equal(values, np.clip(values, 0.0, 1.0), err_msg=repr(pairs))
+            assert not np.signbit(values).any(), repr(pairs)
+        np.testing.assert_array_equal(pair_maxima.pairs_profile(pairs, eps.copy()), np.clip(values, 0.0, 1.0))
+    assert seen == pair_maxima._PROBABILITY_RULES
+    big = md.FiniteMechanism(random_rows(rng, 40, 100, zeros=0.3, power=3.0)).dominating_pairs()  # by dobrushin
+    few = np.array([0.0, 0.5, math.inf])
+    assert len(big) * 100 > pair_maxima._ONE_PASS_WORK_PER_EPS * few.size
+    values = pair_maxima._rows_hockey_stick(big, few)
+    np.testing.assert_array_equal(values, np.clip(values, 0.0, 1.0))
+    assert not np.signbit(values).any()
+
+
+def test_profile_fast_call_is_the_checked_call():
+    """A 1-D float64 eps (alpha) array, checked in one pass, gives what a list, a strided view and a 2-D array give;
+    the caller's array is not modified; NaN and out-of-range values are refused as before."""
+    eps = np.array([0.0, 0.3, 1.0, 2.5, math.inf, 7.0])
+    for mech in (md.GaussianMechanism(0.7), md.FiniteMechanism(np.array([[0.6, 0.3, 0.1], [0.2, 0.3, 0.5]])),
+                 md.RandomizedResponse(3, 1.2)):
+        fast = md.privacy_profile(mech, eps)
+        assert fast.dtype == np.float64 and fast.shape == eps.shape
+        np.testing.assert_array_equal(fast, md.privacy_profile(mech, eps.tolist()))
+        np.testing.assert_array_equal(fast[::2], md.privacy_profile(mech, eps[::2]))
+        np.testing.assert_array_equal(fast, md.privacy_profile(mech, eps.reshape(2, 3)).ravel())
+        np.testing.assert_array_equal(fast, [md.privacy_profile(mech, float(e)) for e in eps])
+        np.testing.assert_array_equal(eps, [0.0, 0.3, 1.0, 2.5, math.inf, 7.0])
+        for bad in (np.array([0.1, math.nan]), np.array([0.1, -1e-300]), np.array([-math.inf])):
+            with pytest.raises(ValueError, match="`eps` must be"):
+                md.privacy_profile(mech, bad)
+        assert md.privacy_profile(mech, np.array([])).shape == (0,)
+        alpha = np.array([1.5, 2.0, math.inf, 1.0 + 1e-9, 40.0])
+        fast = md.renyi_profile(mech, alpha)
+        np.testing.assert_array_equal(fast, md.renyi_profile(mech, alpha.tolist()))
+        np.testing.assert_array_equal(fast, [md.renyi_profile(mech, float(a)) for a in alpha])
+        np.testing.assert_array_equal(fast[::2], md.renyi_profile(mech, alpha[::2]))
+        for bad in (np.array([2.0, math.nan]), np.array([2.0, 1.0]), np.array([0.5])):
+            with pytest.raises(ValueError, match="`alpha` must be"):
+                md.renyi_profile(mech, bad)
+
+
+# ------------------------------------------------------------------------------ Rényi: the candidates for the max
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_renyi_candidates_hold_every_entry_that_attains_the_max(seed):
+    """`_renyi_candidates` keeps every listed entry whose exact log-sum (numpy, over all entries) equals the max,
+    and leaves out only entries below it; where it answers, `renyi_finite_worst` is the full computation's max."""
+    from markovdp.divergences.exact import _finite_kernels
+
+    rng = np.random.default_rng(400 + seed)
+    for trial in range(40):
+        k_l, k_r = int(rng.integers(2, 30)), int(rng.integers(2, 30))
+        s = rng.random((k_l, k_r)) ** rng.uniform(1.0, 30.0) + 1e-200
+        if trial % 3 == 0:  # ties: equal entries and equal shifts
+            s[:, : k_r // 2] = s[0, 0]
+        shift_l = rng.choice([0.0, 1.0, -7.5], k_l) * rng.uniform(0.0, 300.0)
+        shift_r = rng.normal(0.0, 1.0, k_r) * rng.choice([1e-3, 1.0, 50.0])
+        listed = rng.random((k_l, k_r)) < rng.uniform(0.2, 1.0)
+        listed[0, 0] = True
+        u, v, terms = _finite_kernels._renyi_candidates(s, shift_l, shift_r, listed, -math.inf, 0.0, 1e3)
+        log_sum = np.log(s) + shift_l[:, None] + shift_r[None, :]
+        log_sum[~listed] = -np.inf
+        best = log_sum.max()
+        assert u.size, "the bound decided nothing"
+        assert listed[u, v].all()
+        kept = np.zeros(listed.shape, dtype=bool)
+        kept[u, v] = True
+        assert kept[log_sum == best].all() and (log_sum[listed & ~kept] < best).all()
+        np.testing.assert_array_equal(terms, [s[u, v], shift_l[u], shift_r[v]])
+        assert (np.log(terms[0]) + terms[1] + terms[2]).max() == best
+
+
+def test_renyi_candidates_refuse_what_they_cannot_bound():
+    """Empty (the caller sums every entry) for a listed product near underflow, a max below the floor, and right
+    shifts 600 apart."""
+    from markovdp.divergences.exact import _finite_kernels
+
+    s, listed = np.full((3, 3), 0.5), np.ones((3, 3), dtype=bool)
+    zeros, ones = np.zeros(3), np.ones(3)
+    assert _finite_kernels._renyi_candidates(s, zeros, zeros, listed, -1.0, 1e-280, 1e3)[0].size
+    tiny = s.copy()
+    tiny[1, 2] = 1e-290
+    assert not _finite_kernels._renyi_candidates(tiny, zeros, zeros, listed, -1.0, 1e-280, 1e3)[0].size
+    listed_off = listed.copy()
+    listed_off[1, 2] = False  # the tiny entry is not a pair: no matter
+    assert _finite_kernels._renyi_candidates(tiny, zeros, zeros, listed_off, -1.0, 1e-280, 1e3)[0].size
+    assert not _finite_kernels._renyi_candidates(s, ones, zeros, listed, 0.5, 1e-280, 1e3)[0].size  # max log 2 + 1
+    assert _finite_kernels._renyi_candidates(s, ones, zeros, listed, 0.3, 1e-280, 1e3)[0].size
+    apart = np.array([0.0, -601.0, 3.0])
+    assert not _finite_kernels._renyi_candidates(s, zeros, apart, listed, -1.0, 1e-280, 1e3)[0].size
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_renyi_worst_is_the_previous_product_on_many_shapes(seed, monkeypatch):
+    """Random shapes, zeros, steep rows, orders up to 1e3: `renyi_finite_worst` (candidates or the full sum) is the
+    previous computation's max, bit for bit; both ways are taken."""
+    from markovdp.divergences.exact import _finite_kernels
+
+    answers = []
+    bound = _finite_kernels._renyi_candidates
+
+    def counted(*args):
+        answers.append(bound(*args)[0].size > 0)
+        return bound(*args)
+
+    monkeypatch.setattr(_finite_kernels, "_renyi_candidates", counted)
+    rng = np.random.default_rng(500 + seed)
+    alpha = np.array([1.0001, 1.01, 1.5, 3.0, 20.0, 200.0, 1e3])
+    for _ in range(6):
+        k, m = int(rng.integers(2, 40)), int(rng.integers(5, 60))
+        matrix = random_rows(rng, k, m, zeros=rng.choice([0.0, 0.0, 0.3]), power=rng.uniform(0.5, 12.0))
+        if rng.random() < 0.3:
+            matrix[:, -2:] = 0.0  # the same zeros in every row: nested supports
+            matrix /= matrix.sum(axis=1, keepdims=True)
+        if rng.random() < 0.3:  # circulant rows: R(i || j) depends on j − i alone, so k pairs tie for the max
+            matrix = np.stack([np.roll(matrix[0], i) for i in range(k)])
+        index = neighbour_pairs(AllPairs(), k)
+        expected = previous_renyi(matrix, index, alpha).max(axis=1)
+        np.testing.assert_array_equal(renyi_finite_worst(matrix, index, alpha, all_pairs=True), expected)
+        listed = index[rng.random(index.shape[0]) < 0.5]
+        if listed.size:
+            np.testing.assert_array_equal(renyi_finite_worst(matrix, listed, alpha),
+                                          previous_renyi(matrix, listed, alpha).max(axis=1))
+    assert any(answers) and not all(answers)

@@ -16,7 +16,7 @@ from numpy.typing import ArrayLike, NDArray
 from .._validation import check_eps, check_order, check_probability
 from ..mechanisms.base import Mechanism
 from ..pairs import PairSet, RowPairs
-from .pair_maxima import pairs_argmax, pairs_epsilon, pairs_hockey_stick, pairs_renyi
+from .pair_maxima import pairs_argmax, pairs_epsilon, pairs_profile, pairs_renyi
 
 
 def _check_subject(subject: Any) -> Mechanism:
@@ -52,9 +52,11 @@ def privacy_profile(mechanism: Mechanism, eps: ArrayLike) -> float | NDArray[np.
     NotImplementedError naming the pipeline where no exact method exists.
     """
     pairs = exact_pairs(mechanism, "privacy profile")
+    if type(eps) is np.ndarray and eps.dtype == np.float64 and eps.ndim == 1 and eps.size:  # the common call:
+        if np.minimum.reduce(eps) >= 0.0:  # checked in one pass (NaN fails the test; inf is allowed)
+            return pairs_profile(pairs, eps.copy())
     eps_arr = np.asarray(check_eps("eps", eps, allow_inf=True), dtype=np.float64)
-    values = pairs_hockey_stick(pairs, eps_arr.reshape(-1)).reshape(eps_arr.shape)
-    values = np.minimum(np.maximum(values, 0.0), 1.0) + 0.0  # a probability, never −0.0 (np.clip costs 4 µs)
+    values = pairs_profile(pairs, eps_arr.reshape(-1)).reshape(eps_arr.shape)
     return float(values) if eps_arr.ndim == 0 else values
 
 
@@ -75,6 +77,9 @@ def renyi_profile(mechanism: Mechanism, alpha: ArrayLike) -> float | NDArray[np.
     THEORY: Notation; STD-GaussRenyi, STD-LapRenyi, BBGG-E1 (Gaussian then Gaussian kernel is exact).
     """
     pairs = exact_pairs(mechanism, "Rényi profile")
+    if type(alpha) is np.ndarray and alpha.dtype == np.float64 and alpha.ndim == 1 and alpha.size:  # the common call:
+        if np.minimum.reduce(alpha) > 1.0:  # checked in one pass (NaN fails the test; inf is allowed)
+            return pairs_renyi(pairs, alpha.copy()) + 0.0
     alpha_arr = np.asarray(check_order("alpha", alpha), dtype=np.float64)
     values = pairs_renyi(pairs, np.atleast_1d(alpha_arr).ravel()).reshape(alpha_arr.shape) + 0.0
     return float(values) if alpha_arr.ndim == 0 else values

@@ -27,7 +27,7 @@ from ..divergences.exact.finite import (
     renyi_finite_rows,
     renyi_finite_worst,
 )
-from ..divergences.exact.gaussian import gauss_hockey_stick, normal_ratio
+from ..divergences.exact.gaussian import compiled_ratio, gauss_hockey_stick, normal_ratio
 from ..mechanisms.canonical import BlackBoxPairs, CanonicalPairs, dominating_pair_curve
 from ..mechanisms.finite import RandomizedResponsePairs
 from ..pairs import PairSet, RowPairs, ShiftPair
@@ -59,6 +59,21 @@ def pairs_hockey_stick(pairs: PairSet, eps: Array) -> Array:
     """max over pairs of E_{e^eps}(mu || nu) for a 1-D array of eps (THEORY: Notation)."""
     rule = HOCKEY_STICK.lookup(type(pairs))
     return rule(pairs, eps) if rule is not None else _max_over(pairs, hockey_stick, eps=eps)
+
+
+def pairs_profile(pairs: PairSet, eps: Array) -> Array:
+    """`pairs_hockey_stick` as a probability: in [0, 1], never −0.0 (the rules of `_PROBABILITY_RULES` return
+    such values already and are not clipped again)."""
+    rule = HOCKEY_STICK.lookup(type(pairs))
+    if rule is not None and rule in _PROBABILITY_RULES:
+        return rule(pairs, eps)
+    values = rule(pairs, eps) if rule is not None else _max_over(pairs, hockey_stick, eps=eps)
+    return _probability(values)
+
+
+def _probability(values: Array) -> Array:
+    """values clipped to [0, 1], never −0.0 (np.clip costs 4 µs)."""
+    return np.minimum(np.maximum(values, 0.0), 1.0) + 0.0
 
 
 def pairs_renyi(pairs: PairSet, alpha: Array) -> Array:
@@ -106,8 +121,8 @@ def _rows_hockey_stick(pairs: RowPairs, eps: Array) -> Array:
     # of a pair at once. Otherwise one pass for all eps; it costs about as much as 2**11 pair-outputs of the
     # coefficient per eps (measured at k = 2..200, m = 10..1e5).
     if pairs.all_pairs and len(pairs) * pairs.matrix.shape[1] > _ONE_PASS_WORK_PER_EPS * eps.size:
-        return np.array([dobrushin(pairs, float(e)) for e in eps])  # pairs.matrix: validated, read-only
-    return hockey_stick_finite_worst(pairs.matrix, pairs.index, eps)
+        return _probability(np.array([dobrushin(pairs, float(e)) for e in eps]))  # pairs.matrix: validated
+    return hockey_stick_finite_worst(pairs.matrix, pairs.index, eps)  # each pair's value >= +0.0, the max <= 1
 
 
 @ARGMAX.register(RowPairs)
@@ -152,9 +167,10 @@ def _shift_hockey_stick(pairs: ShiftPair, eps: Array) -> Array:
     ratio = _normal_ratio(pairs)
     if ratio is not None:
         values = gauss_hockey_stick(ratio, eps)
-        if not math.isnan(values.sum()):  # in [0, 1] or NaN: the sum is NaN iff a value is
+        # in [0, 1] or NaN (the sum is NaN iff a value is); never NaN from the numba pass
+        if (compiled_ratio(ratio) and math.isfinite(ratio)) or not math.isnan(values.sum()):
             return values
-    return _max_over(pairs, hockey_stick, eps=eps)
+    return _probability(_max_over(pairs, hockey_stick, eps=eps))
 
 
 def _normal_ratio(pairs: ShiftPair) -> float | None:
@@ -236,6 +252,12 @@ def randomized_response_epsilon(pairs: RandomizedResponsePairs, delta: float) ->
     return rounded_up(eps, lambda e: float(_rr_hockey_stick(pairs, np.array([e]))[0]), delta)
 
 
+#: The rules whose values are probabilities as they stand (in [0, 1], never −0.0), so `pairs_profile` does not
+#: clip them: the finite one-pass max (each pair's value >= +0.0, the max capped at 1), STD-GaussHS (clipped in
+#: `gauss_hockey_stick`), randomized response (p (−expm1(x)), p <= 1, x <= 0, + 0.0).
+_PROBABILITY_RULES = frozenset({_rows_hockey_stick, _shift_hockey_stick, _ball_hockey_stick, _rr_hockey_stick})
+
+
 # ------------------------------------------------------------------- canonical pair and black boxes
 @HOCKEY_STICK.register(CanonicalPairs)
 def _canonical_hockey_stick(pairs: CanonicalPairs, eps: Array) -> Array:
@@ -296,4 +318,4 @@ def _black_box_argmax(pairs: BlackBoxPairs, eps: float) -> int:
 
 
 __all__ = ["ARGMAX", "EPSILON", "HOCKEY_STICK", "RENYI", "pairs_argmax", "pairs_epsilon", "pairs_hockey_stick",
-           "pairs_renyi"]
+           "pairs_profile", "pairs_renyi"]

@@ -261,3 +261,93 @@ def _hockey_stick_max_with_cuts(P: np.ndarray, Q: np.ndarray, index: np.ndarray,
         for r in range(index.shape[0]):
             best = max(best, values[j, r])
         out[j] = min(best, 1.0)
+
+
+@njit(cache=True)
+def _renyi_candidates(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, listed: np.ndarray,
+                      floor: float, tiny: float, margin_scale: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The listed entries (u, v) of the product s whose log-sum L = log s + shift_l[u] + shift_r[v] may attain the
+    max over the listed entries: every entry within a margin of the max, found without a log per entry.
+
+    The bound: w = s e^(shift_r[v] − max shift_r) <= s, L = log w + max shift_r + shift_l[u] up to rounding;
+    V = the max of that over the rows' largest w; the entries kept are those with w >= e^(V − margin − max
+    shift_r − shift_l[u]). The margin, 2^-40 times the magnitudes in play (``margin_scale`` >= the largest
+    |log s|, plus the largest |shift_l|, |shift_r| and |V|), exceeds the rounding of every step (a few ulps of
+    those magnitudes) by a factor of 1000, so no entry left out can attain the max of the exact L (the same s,
+    the same doubles). Returns their rows u, columns v and the (3, n) array of s[u, v], shift_l[u], shift_r[v].
+    Empty arrays where the bound cannot decide, and the caller sums all entries: a listed s below `tiny` (a
+    product near underflow), V − margin below `floor` (log-sums that the caller sums row by row may compete), a
+    scale or threshold near underflow.
+    """
+    k_l, k_r = s.shape
+    none, no_terms = np.empty(0, dtype=np.int64), np.empty((3, 0))
+    top_r, size_l, size_r = -math.inf, 0.0, 0.0
+    for v in range(k_r):
+        top_r = max(top_r, shift_r[v])
+        size_r = max(size_r, abs(shift_r[v]))
+    for u in range(k_l):
+        size_l = max(size_l, abs(shift_l[u]))
+    scale = np.empty(k_r)
+    for v in range(k_r):
+        gap = shift_r[v] - top_r
+        if not gap > -600.0:
+            return none, none, no_terms
+        scale[v] = math.exp(gap)
+    best = -math.inf
+    lowest = math.inf
+    row_top = np.empty(k_l)  # the largest listed w of each row
+    for u in range(k_l):
+        row = 0.0
+        for v in range(k_r):  # branch-free: listed entries only, through selects
+            x = s[u, v]
+            keep = listed[u, v]
+            lowest = min(lowest, x if keep else math.inf)
+            row = max(row, x * scale[v] if keep else 0.0)
+        row_top[u] = row
+        if row > 0.0:
+            best = max(best, math.log(row) + top_r + shift_l[u])
+    margin = 2.0**-40 * (margin_scale + size_l + size_r + abs(best))
+    if not (lowest >= tiny and best - margin >= floor):
+        return none, none, no_terms
+    threshold = np.empty(k_l)
+    counts = np.zeros(k_l, dtype=np.int64)
+    for u in range(k_l):
+        threshold[u] = math.exp(best - margin - top_r - shift_l[u])
+        if not threshold[u] >= 1e-290:
+            return none, none, no_terms
+        if row_top[u] < threshold[u]:  # no entry of this row reaches it
+            continue
+        c = 0
+        for v in range(k_r):
+            c += listed[u, v] & (s[u, v] * scale[v] >= threshold[u])
+        counts[u] = c
+    total = counts.sum()
+    rows, cols, terms = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64), np.empty((3, total))
+    n = 0
+    for u in range(k_l):
+        if counts[u]:
+            for v in range(k_r):
+                if listed[u, v] and s[u, v] * scale[v] >= threshold[u]:
+                    rows[n], cols[n] = u, v
+                    terms[0, n], terms[1, n], terms[2, n] = s[u, v], shift_l[u], shift_r[v]
+                    n += 1
+    return rows, cols, terms
+
+
+@njit(cache=True)
+def _renyi_exponents(alpha: float, log_l: np.ndarray, log_r: np.ndarray, zeros_r: np.ndarray, top_l: np.ndarray,
+                     bottom_r: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, factor_l: np.ndarray,
+                     factor_r: np.ndarray) -> None:
+    """The exponents of `_Gram.products` at one order, in one pass and the same arithmetic as its numpy form:
+    shift_l = alpha top_l, shift_r = (1 − alpha) bottom_r, factor_l = alpha log_l − shift_l, factor_r =
+    (1 − alpha) log_r − shift_r (−inf where `zeros_r`, when it is not empty)."""
+    beta = 1.0 - alpha
+    for u in range(log_l.shape[0]):
+        shift_l[u] = alpha * top_l[u]
+        for y in range(log_l.shape[1]):
+            factor_l[u, y] = alpha * log_l[u, y] - shift_l[u]
+    masked = zeros_r.size > 0
+    for v in range(log_r.shape[0]):
+        shift_r[v] = beta * bottom_r[v]
+        for y in range(log_r.shape[1]):
+            factor_r[v, y] = -math.inf if masked and zeros_r[v, y] else beta * log_r[v, y] - shift_r[v]

@@ -57,15 +57,19 @@ def gauss_hockey_stick_pass(ratio: float, tv: float, eps: np.ndarray, shift: np.
     """STD-GaussHS for D/s = ratio >= 0.1 at every eps, given `gauss_exponents`' shift and exp_terms = e^exponent
     (numpy's exp) and tv = erf(ratio/(2 sqrt 2)), the value at eps = 0; 0 at eps = inf. Clipped to [0, 1],
     never −0.0. The two erfcx are taken in two loops: each sees ascending arguments on an ascending grid, which
-    keeps the branch of scipy's table predictable (one loop alternating the two costs ~2x)."""
+    keeps the branch of scipy's table predictable (one loop alternating the two costs ~2x). Where w = 0 (e^(−a²/2)
+    underflowed, |a| > 38.6) the numpy form's value is w times finite erfcx values: 0 if a < 0, 1 − 0 − 0 = 1 if
+    a >= 0; those eps skip both erfcx."""
     half = ratio / 2.0
     n = eps.size
     erfcx_b = np.empty(n)  # erfcx(−b/√2)
     erfcx_a = np.empty(n)  # erfcx(|a|/√2)
     for j in range(n):
-        erfcx_b[j] = _erfcx((half + shift[j]) * _SQRT_HALF, 0) if eps[j] < math.inf and eps[j] != 0.0 else 0.0
+        needed = eps[j] < math.inf and eps[j] != 0.0 and exp_terms[j] != 0.0
+        erfcx_b[j] = _erfcx((half + shift[j]) * _SQRT_HALF, 0) if needed else 0.0
     for j in range(n):
-        erfcx_a[j] = _erfcx(abs(half - shift[j]) * _SQRT_HALF, 0) if eps[j] < math.inf and eps[j] != 0.0 else 0.0
+        needed = eps[j] < math.inf and eps[j] != 0.0 and exp_terms[j] != 0.0
+        erfcx_a[j] = _erfcx(abs(half - shift[j]) * _SQRT_HALF, 0) if needed else 0.0
     for j in range(n):
         e = eps[j]
         if not e < math.inf:  # inf (and NaN, as the numpy form leaves it): 0
@@ -73,6 +77,8 @@ def gauss_hockey_stick_pass(ratio: float, tv: float, eps: np.ndarray, shift: np.
             continue
         if e == 0.0:
             value = tv
+        elif exp_terms[j] == 0.0:
+            value = 0.0 if half - shift[j] < 0.0 else 1.0
         else:
             a = half - shift[j]
             w = 0.5 * exp_terms[j]

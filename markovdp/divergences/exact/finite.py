@@ -90,7 +90,8 @@ def hockey_stick_finite_worst(matrix: Array, index: NDArray[np.int64], eps: Arra
     if not eps.flags.writeable:  # one array type: one numba specialisation
         eps = eps.copy()
     out = np.empty(eps.size)
-    _kernels()._hockey_stick_max_with_cuts(_frozen(matrix), _frozen(matrix), _frozen(index), eps, out)
+    matrix = _frozen(matrix)
+    _kernels()._hockey_stick_max_with_cuts(matrix, matrix, _frozen(index), eps, out)
     return out
 
 
@@ -243,12 +244,24 @@ def renyi_finite_worst(matrix: Array, index: NDArray[np.int64], alpha: Array, *,
     if gram.singular is not None and gram.singular[gram.listed].any():  # supp(p_i) ⊄ supp(p_j) for a pair:
         out[:] = math.inf  # R_alpha = inf at every order
         return out
-    unlisted = np.nonzero(~gram.listed)  # (left, right) entries of no pair, e.g. the diagonal of all pairs
     for n in np.flatnonzero(np.isinf(alpha)):
         worst = gram.max_log_ratio()
-        worst[unlisted] = -np.inf
+        worst[gram.unlisted] = -np.inf
         out[n] = worst.max()
+    candidates = _kernels()._renyi_candidates if matrix.shape[1] < _CANDIDATES_MAX_OUTCOMES else None
+    log_scale = 700.0 + math.log(matrix.shape[1])  # |log s| <= 645 (s >= 1e-280) or log m
     for n, s, shift_l, shift_r in gram.products(alpha):
+        if candidates is not None:  # the log-sums of the entries that may attain the max, the same doubles
+            u, _, terms = candidates(s, shift_l, shift_r, gram.listed, 2.0 * _GRAM_MIN_LOG_SUM, _NORMAL_PRODUCT,
+                                     log_scale)
+            if 0 < u.size <= 16:  # terms: s[u, v], shift_l[u], shift_r[v]; Python's float sums are numpy's
+                log_s, left, right = np.log(terms[0]).tolist(), terms[1].tolist(), terms[2].tolist()
+                out[n] = max([x + y + z for x, y, z in zip(log_s, left, right, strict=True)]) / (alpha[n] - 1.0)
+                continue
+            if u.size:
+                out[n] = (np.log(terms[0]) + terms[1] + terms[2]).max() / (alpha[n] - 1.0)
+                continue
+        unlisted = gram.unlisted
         s[unlisted] = math.inf  # out of the checks below, and −inf for the max
         tiny = s < _NORMAL_PRODUCT if s.min() < _NORMAL_PRODUCT else None
         with np.errstate(divide="ignore"):
@@ -291,9 +304,9 @@ class _Gram:
         self.inverse = (i, j)
         #: the (left, right) entries that are pairs of the index
         self.listed = listed
-        everything = np.arange(matrix.shape[0])
-        self._rows_l = matrix if np.array_equal(self.left_rows, everything) else matrix[self.left_rows]
-        rows_r = matrix if np.array_equal(self.right_rows, everything) else matrix[self.right_rows]
+        k = matrix.shape[0]  # the rows are distinct and ascending (`_distinct`, arange): k of them are all rows
+        self._rows_l = matrix if self.left_rows.size == k else matrix[self.left_rows]
+        rows_r = matrix if self.right_rows.size == k else matrix[self.right_rows]
         support_r = rows_r > 0
         # supp(p_i) ⊄ supp(p_j): counts of outcomes in supp(p_i) \ supp(p_j), integers, exact in floating point;
         # only the outcomes where some right row is 0 can count (None: no right row has a 0)
@@ -311,6 +324,11 @@ class _Gram:
     @cached_property
     def support_l(self) -> NDArray[np.bool_]:
         return self._rows_l > 0
+
+    @cached_property
+    def unlisted(self) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+        """The (left, right) entries of no pair, e.g. the diagonal of all pairs."""
+        return np.nonzero(~self.listed)
 
     @classmethod
     def of(cls, matrix: Array, index: NDArray[np.int64], all_pairs: bool = False) -> _Gram | None:
@@ -333,15 +351,14 @@ class _Gram:
         give the same doubles as the extremes of each order's exponents."""
         top_l = self.log_l.max(axis=1)
         bottom_r = (self.log_r if self.zeros_r is None else np.where(self.zeros_r, np.inf, self.log_r)).min(axis=1)
+        zeros_r = _NO_ZEROS if self.zeros_r is None else self.zeros_r
         for n in np.flatnonzero(~np.isinf(alpha)):
-            a = alpha[n]
-            factor_l = a * self.log_l  # −inf off the support
-            factor_r = (1.0 - a) * self.log_r
-            if self.zeros_r is not None:
-                factor_r[self.zeros_r] = -np.inf
-            shift_l, shift_r = a * top_l, (1.0 - a) * bottom_r
-            factor_l -= shift_l[:, None]
-            factor_r -= shift_r[:, None]
+            # factor_l = alpha log_l − shift_l (−inf off the support), factor_r = (1 − alpha) log_r − shift_r (−inf
+            # off the support): in one compiled pass (`_renyi_exponents`), numpy's exp after it
+            shift_l, shift_r = np.empty(top_l.size), np.empty(bottom_r.size)
+            factor_l, factor_r = np.empty(self.log_l.shape), np.empty(self.log_r.shape)
+            _kernels()._renyi_exponents(float(alpha[n]), self.log_l, self.log_r, zeros_r, top_l, bottom_r, shift_l,
+                                        shift_r, factor_l, factor_r)
             yield int(n), np.exp(factor_l, out=factor_l) @ np.exp(factor_r, out=factor_r).T, shift_l, shift_r
 
     def max_log_ratio(self) -> Array:
@@ -353,12 +370,18 @@ class _Gram:
         return worst
 
 
+#: `_renyi_exponents`' mask where no right row has a zero.
+_NO_ZEROS = np.zeros((0, 0), dtype=np.bool_)
 #: `renyi_finite_pairs` takes one matrix product when the pairs fill at least 1/_GRAM_MIN_FILL of it, ...
 _GRAM_MIN_FILL = 8
 #: ... keeps its value where the log-sum is at least this ...
 _GRAM_MIN_LOG_SUM = 1e-3
 #: ... and the product entry far from underflow.
 _NORMAL_PRODUCT = 1e-280
+#: `renyi_finite_worst` takes the log-sums of the candidates for the max alone (`_renyi_candidates`) below this
+#: many outcomes, where the pairs summed row by row (log-sum < 1e-3) are below twice that by far more than
+#: either sum's error (~m ulps).
+_CANDIDATES_MAX_OUTCOMES = 2**30
 
 
 def _renyi_rows_of(matrix: Array, index: NDArray[np.int64], alpha: float) -> Array:

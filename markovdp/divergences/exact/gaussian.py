@@ -52,15 +52,15 @@ def gauss_hockey_stick(ratio: float, eps: Array) -> Array:
     [0.1, 1e4]; beyond, the rounding of a (~1e-16 eps s/D) dominates (3e-12 at D/s = 1e6); below, the two
     terms agree to about D/s and `_small_ratio` takes their difference without cancellation.
     """
-    from scipy import special  # here, not at import: scipy.special costs ~0.2 s to import
-
     eps = np.asarray(eps, dtype=np.float64)
     if ratio == 0.0:
         return np.zeros(eps.shape)  # identical laws
     if math.isinf(ratio):
         return np.where(np.isinf(eps), 0.0, 1.0)  # D/s overflowed: Phi(a) = 1, e^eps Phi(b) = 0 (eps < inf)
-    if ratio >= _SMALL_RATIO and eps.size and _kernels() is not None:
+    if eps.size and compiled_ratio(ratio):
         return _compiled(ratio, eps)
+    from scipy import special  # here, not at import: scipy.special costs ~0.2 s to import
+
     out = np.zeros(eps.shape)
     finite = np.isfinite(eps)  # eps = inf: D_inf = 0 (mutually absolutely continuous)
     e = eps[finite]
@@ -81,6 +81,11 @@ def gauss_hockey_stick(ratio: float, eps: Array) -> Array:
     values = np.where(e == 0.0, special.erf(ratio / (2.0 * math.sqrt(2.0))), values)
     out[finite] = np.clip(values, 0.0, 1.0)
     return out + 0.0  # never −0.0
+
+
+def compiled_ratio(ratio: float) -> bool:
+    """Whether `gauss_hockey_stick` at this finite D/s > 0 runs the numba pass, whose values are never NaN."""
+    return ratio >= _SMALL_RATIO and _kernels() is not None
 
 
 def _compiled(ratio: float, eps: Array) -> Array:
