@@ -23,6 +23,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ._dispatch import PairRegistry
+from ._moved import moved_names
 from ._validation import check_instance, check_states, check_stochastic_matrix, fail, readonly
 from .distributions import Categorical, Distribution
 
@@ -114,6 +115,10 @@ class RowPairs(PairSet):
                 or index.ndim > 2:
             raise fail("index", f"pairs (i, j) of rows in [0, {k - 1}], shape (n, 2) with n >= 1",
                        f"shape {index.shape}")
+        index = index.reshape(-1, 2)
+        if self.all_pairs and len({(int(i), int(j)) for i, j in index if i != j}) != k * (k - 1):
+            raise fail("all_pairs", f"False unless `index` lists every ordered pair of the {k} rows (local DP)",
+                       f"True with {index.shape[0]} pairs")
         object.__setattr__(self, "matrix", matrix)
         object.__setattr__(self, "index", index)
         object.__setattr__(self, "all_pairs", bool(self.all_pairs))
@@ -215,3 +220,8 @@ def push_pairs(kernel: Any, pairs: PairSet) -> PairSet:
 
 
 __all__ = ["PUSHES", "Pair", "PairSet", "Pairs", "RowPairs", "ShiftPair", "push_pairs"]
+
+#: The maxima over pairs moved up into `markovdp.guarantees.pair_maxima` (a fast path for a kind of pair set is now
+#: registered there: ``HOCKEY_STICK.register(Kind)``, ``RENYI``, ``ARGMAX``, ``EPSILON``).
+__getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.pair_maxima.{name}" for name in (
+    "pairs_hockey_stick", "pairs_renyi", "pairs_argmax", "pairs_epsilon")})

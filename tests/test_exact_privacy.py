@@ -299,3 +299,29 @@ def test_gaussian_profile_at_extreme_scales_matches_mpmath():
         got = md.privacy_profile(mechanism, eps)
         want = [exact(ratio, e) for e in eps]
         np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-300)
+
+
+def test_neighbour_pairs_and_a_users_matrix_mechanism_are_checked():
+    """IndexPairs holds pairs of distinct indices >= 0, a FiniteMechanism checks them against its inputs (an index
+    past the matrix read memory beyond it), and a user's MatrixMechanism subclass has its rows checked."""
+    from dataclasses import dataclass
+
+    rows = np.array([[0.9, 0.1], [0.1, 0.9], [0.5, 0.5]])
+    for pairs, kind in ((((0, -1),), ValueError), (((0, 1.7),), TypeError), ((), ValueError), (((1, 1),), ValueError)):
+        with pytest.raises(kind, match="`pairs`"):
+            md.IndexPairs(pairs)
+    with pytest.raises(ValueError, match=r"`neighbours` must be pairs of distinct indices in \[0, 2\]"):
+        md.FiniteMechanism(rows, neighbours=md.IndexPairs(((0, 5),)))
+
+    @dataclass(frozen=True)
+    class Mine(md.MatrixMechanism):
+        matrix: np.ndarray
+
+        @property
+        def neighbours(self):
+            return md.IndexPairs(((0, 1),))
+
+    with pytest.raises(ValueError, match="`matrix` must be row-stochastic"):
+        md.privacy_profile(Mine(np.array([[0.9, 0.3], [0.1, 0.9]])), 0.5)
+    good = Mine(np.array([[0.9, 0.1], [0.1, 0.9]]))
+    assert md.privacy_profile(good, 0.5) == pytest.approx(0.9 - math.exp(0.5) * 0.1, rel=1e-14)

@@ -89,3 +89,34 @@ def test_moved_top_level_names_still_work_with_a_deprecation_warning() -> None:
         assert all(getattr(md, name) is not None for name in md.__all__)  # no public name warns
     with pytest.raises(AttributeError, match="no attribute 'not_a_name'"):
         md.not_a_name  # noqa: B018
+
+
+@pytest.mark.parametrize("module, name, home", [
+    ("markovdp.mechanisms", "worst_case_mechanism", "markovdp.guarantees.worst_case_mechanism"),
+    ("markovdp.mechanisms", "compare_key_reuse", "markovdp.guarantees.compare_key_reuse"),
+    ("markovdp.mechanisms.local", "KeyReuse", "markovdp.guarantees.KeyReuse"),
+    ("markovdp.mechanisms.local.key_reuse", "compare_key_reuse", "markovdp.guarantees.compare_key_reuse"),
+    ("markovdp.mechanisms.canonical", "worst_case_mechanism", "markovdp.guarantees.worst_case_mechanism"),
+    ("markovdp.pairs", "pairs_hockey_stick", "markovdp.guarantees.pair_maxima.pairs_hockey_stick"),
+    ("markovdp.mechanisms.finite", "randomized_response_epsilon",
+     "markovdp.guarantees.pair_maxima.randomized_response_epsilon"),
+])
+def test_a_name_that_moved_down_the_layers_says_where_it_went(module: str, name: str, home: str) -> None:
+    """An old import path below `guarantees` cannot forward (the import would point upward): it names the new home,
+    and the new home holds the name."""
+    import importlib
+
+    with pytest.raises(ImportError, match=f"moved to `{home}`"):
+        exec(f"from {module} import {name}")  # noqa: S102 - the statement a user's script runs
+    owner, _, attr = home.rpartition(".")
+    assert getattr(importlib.import_module(owner), attr) is not None
+
+
+def test_the_removed_multilevel_methods_name_their_replacement() -> None:
+    from markovdp.mechanisms.local.multilevel import MultiLevelMechanism
+
+    mechanism = MultiLevelMechanism((2.0, 1.0), k=4)
+    with pytest.raises(AttributeError, match="multilevel_exact_epsilons"):
+        mechanism.exact_epsilons()
+    with pytest.raises(AttributeError, match="multilevel_predicted_epsilon"):
+        mechanism.predicted_epsilon(1)

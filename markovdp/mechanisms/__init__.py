@@ -1,5 +1,6 @@
 """Mechanisms and their post-processing ``M >> K``."""
 
+from .._moved import moved_names
 from .additive import GaussianMechanism, LaplaceMechanism
 from .base import AllPairs, Declared, IndexPairs, L1Ball, L2Ball, Mechanism, Neighbourhood, PostProcessed
 from .canonical import BlackBoxPairs, CanonicalPairs
@@ -49,3 +50,6 @@ __all__ = [
     "min_recoverable_randomness", "min_recoverable_s", "output_entropy_bits", "per_sample_epsilon", "project_simplex",
     "q_min", "randomness_bits", "rr_key_law", "sequence_channel",
 ]
+
+__getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.{name}" for name in (
+    "worst_case_mechanism", "compare_key_reuse", "KeyReuse")})

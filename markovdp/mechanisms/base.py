@@ -12,7 +12,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike
-from .._validation import check_instance, check_positive, readonly
+from .._validation import check_instance, check_int, check_positive, fail, readonly
 from ..distributions import Distribution
 from ..operators.algebra import as_finite_kernel
 from ..operators.base import MarkovOperator
@@ -67,6 +67,23 @@ class IndexPairs(Neighbourhood):
     """The listed pairs of input indices, each in both directions."""
 
     pairs: tuple[tuple[int, int], ...]
+
+    def __post_init__(self) -> None:
+        try:
+            pairs = tuple(tuple(pair) for pair in self.pairs)
+        except TypeError as exc:
+            raise fail("pairs", "a non-empty sequence of (i, j) index pairs", self.pairs, TypeError) from exc
+        checked = []
+        for pair in pairs:
+            if len(pair) != 2:
+                raise fail("pairs", "a non-empty sequence of (i, j) index pairs", pair)
+            i, j = (check_int("pairs", v, minimum=0) for v in pair)
+            if i == j:
+                raise fail("pairs", "pairs of distinct input indices", f"({i}, {j})")
+            checked.append((i, j))
+        if not checked:
+            raise fail("pairs", "a non-empty sequence of (i, j) index pairs", "()")
+        object.__setattr__(self, "pairs", tuple(checked))
 
     def describe(self) -> str:
         return f"neighbours: {list(self.pairs)} (both directions)"

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
+from .._moved import moved_names
 from .._validation import (
     check_eps,
     check_probability,
@@ -132,3 +133,5 @@ def _push_canonical(kernel: FiniteKernel, pairs: CanonicalPairs) -> BlackBoxPair
 
 
 __all__ = ["BlackBoxPairs", "CanonicalPairs", "canonical_rows", "dominating_pair_curve"]
+
+__getattr__ = moved_names(__name__, {"worst_case_mechanism": "markovdp.guarantees.worst_case_mechanism"})

@@ -6,11 +6,12 @@ import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._moved import moved_names
 from .._random import RNGLike, as_generator
 from .._validation import check_eps, check_int, check_reporters, check_stochastic_matrix, fail, readonly
 from ..distributions import Categorical
@@ -21,9 +22,14 @@ from .base import AllPairs, IndexPairs, Mechanism, Neighbourhood, neighbour_pair
 
 
 class MatrixMechanism(Mechanism):
-    """A mechanism on inputs {0..k-1} whose row i of ``matrix`` is the output law M(i)."""
+    """A mechanism on inputs {0..k-1} whose row i of ``matrix`` is the output law M(i).
+
+    A subclass sets `matrix` and `neighbours`; `dominating_pairs` checks the rows (row-stochastic, the neighbour
+    pairs in range) unless the class declares ``checked_rows = True`` because it builds and checks them itself.
+    """
 
     matrix: NDArray[np.float64]
+    checked_rows: ClassVar[bool] = False
 
     @cached_property
     def kernel(self) -> FiniteKernel:
@@ -55,7 +61,8 @@ class MatrixMechanism(Mechanism):
     def _row_pairs(self) -> RowPairs:  # the mechanism is frozen: build (and validate) the pairs once
         k = self.matrix.shape[0]
         all_pairs = isinstance(self.neighbours, AllPairs)
-        return RowPairs._of_checked(self.matrix, neighbour_pairs(self.neighbours, k), all_pairs)
+        build = RowPairs._of_checked if self.checked_rows else RowPairs  # a user's subclass: checked here
+        return build(self.matrix, neighbour_pairs(self.neighbours, k), all_pairs)
 
 
 def _check_pairs(pairs: Sequence[Sequence[int]], k: int) -> tuple[tuple[int, int], ...]:
@@ -80,6 +87,8 @@ class FiniteMechanism(MatrixMechanism):
     each checked in both directions.
     """
 
+    checked_rows: ClassVar[bool] = True  # the matrix is built and checked here
+
     matrix: NDArray[np.float64]
     neighbours: Any = None
 
@@ -91,8 +100,10 @@ class FiniteMechanism(MatrixMechanism):
             raise fail("matrix", "a matrix with >= 2 rows (inputs)", f"{k} row")
         if self.neighbours is None:
             nb: Neighbourhood = AllPairs()
-        elif isinstance(self.neighbours, (AllPairs, IndexPairs)):
+        elif isinstance(self.neighbours, AllPairs):
             nb = self.neighbours
+        elif isinstance(self.neighbours, IndexPairs):  # its pairs are checked; here against the k inputs too
+            nb = IndexPairs(_check_pairs(self.neighbours.pairs, k))
         else:
             nb = IndexPairs(_check_pairs(self.neighbours, k))
         object.__setattr__(self, "neighbours", nb)
@@ -126,6 +137,8 @@ class RandomizedResponse(MatrixMechanism):
     Exact privacy comes from closed forms (`RandomizedResponsePairs`), valid at every eps: the matrix's
     off-diagonals are subnormal for eps in (708.4, 745.1) and 0 beyond.
     """
+
+    checked_rows: ClassVar[bool] = True  # the matrix is built and checked here
 
     k: int
     eps: float
@@ -271,3 +284,6 @@ def _push_rr(kernel: FiniteKernel, pairs: RandomizedResponsePairs) -> RowPairs:
             f"double (2.2250738585072014e-308), so the rows of the pipeline are not representable exactly; "
             f"exact values need eps <= 708.39.")
     return push_pairs(kernel, RowPairs._of_checked(pairs.matrix, pairs.index, pairs.all_pairs))
+
+__getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.pair_maxima.{name}" for name in (
+    "pairs_hockey_stick", "pairs_renyi", "pairs_argmax", "pairs_epsilon", "randomized_response_epsilon")})

@@ -8,6 +8,7 @@
   their exact certification is in `markovdp.guarantees.srp`.
 """
 
+from ..._moved import moved_names
 from .binary_hadamard import BinaryHadamard
 from .entropy import binary_entropy, entropy_bits
 from .frequency import empirical_frequencies, l1_error, l2_squared_error, linf_error, project_simplex
@@ -27,3 +28,5 @@ __all__ = [
     "l2_squared_error", "linf_error", "min_recoverable_randomness", "min_recoverable_s", "output_entropy_bits",
     "per_sample_epsilon", "project_simplex", "q_min", "randomness_bits", "rr_key_law", "sequence_channel",
 ]
+
+__getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.{name}" for name in ("compare_key_reuse", "KeyReuse")})

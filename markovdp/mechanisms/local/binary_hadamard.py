@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -44,6 +45,8 @@ class BinaryHadamard(MatrixMechanism):
     channel and each column's channel are exactly eps-LDP (column j = 1 separates inputs 0 and 1; AAC-T1).
     Neighbours all input pairs. `eps` in nats, in [0, 700] (`MAX_EPS`). THEORY SRP-Tab1, SRP-Est.
     """
+
+    checked_rows: ClassVar[bool] = True  # the matrix is built and checked here
 
     k: int
     eps: float

@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -85,6 +86,8 @@ class HadamardResponse(MatrixMechanism):
     column y >= 1 lies in C_x for some inputs and not for others: the likelihood ratio is e^eps; AAC-T1),
     neighbours all input pairs. `eps` in nats, in [0, 700] (`MAX_EPS`). THEORY SRP-Tab1, SRP-Est.
     """
+
+    checked_rows: ClassVar[bool] = True  # the matrix is built and checked here
 
     k: int
     eps: float

@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from ..._moved import moved_names
 from ..._validation import check_int, check_stochastic_matrix, fail
 from ...operators.finite import FiniteKernel
 
@@ -103,3 +104,5 @@ def per_sample_epsilon(channel: Any, k: int, T: int) -> float:
             both = a > 0
             worst = max(worst, float(np.max(np.abs(logs[both] - logs[partner][both]), initial=0.0)))
     return worst
+
+__getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.{name}" for name in ("compare_key_reuse", "KeyReuse")})

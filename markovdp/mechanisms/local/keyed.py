@@ -7,7 +7,7 @@ import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -120,6 +120,8 @@ class KeyedMechanism(MatrixMechanism):
     (summing to 1 ± 1e-12) is stored divided by its sum: the channel and the sampler use that one law.
     Randomness (bits): ``randomness_bits`` = H(U); ``output_entropy_bits`` = max_x H(Y | X = x) <= H(U).
     """
+
+    checked_rows: ClassVar[bool] = True  # the matrix is built and checked here
 
     table: NDArray[np.int64]
     key_probs: NDArray[np.float64]

@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -113,6 +114,8 @@ class MultiLevelMechanism(MatrixMechanism):
     own channel (`matrix`) is the public view, eps_d-LDP. `eps_levels` (nats) strictly decreasing, > 0, finite.
     """
 
+    checked_rows: ClassVar[bool] = True  # the matrix is built and checked here
+
     eps_levels: tuple[float, ...]
     k: int = 2
 
@@ -159,6 +162,16 @@ class MultiLevelMechanism(MatrixMechanism):
     def added_key(self, j: int) -> FiniteKernel:
         """The kernel z ↦ z + U_{j+1} mod k taking level j's view to level j+1's (j in 1..d−1)."""
         return FiniteKernel(_circulant(self.key_probs[self._check_level(j, self.d - 1)]))
+
+    def exact_epsilons(self) -> tuple[float, ...]:
+        """Moved: `markovdp.guarantees.multilevel_exact_epsilons(mechanism)` (a value no longer certifies itself)."""
+        raise AttributeError("`MultiLevelMechanism.exact_epsilons()` moved to "
+                             "`markovdp.guarantees.multilevel_exact_epsilons(mechanism)`.")
+
+    def predicted_epsilon(self, j: int, rules: tuple[str, ...] = BBGG_T1_RULES) -> float:
+        """Moved: `markovdp.guarantees.multilevel_predicted_epsilon(mechanism, j, rules)`."""
+        raise AttributeError("`MultiLevelMechanism.predicted_epsilon(j)` moved to "
+                             "`markovdp.guarantees.multilevel_predicted_epsilon(mechanism, j)`.")
 
     @cached_property
     def matrix(self) -> NDArray[np.float64]:  # type: ignore[override]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -111,6 +112,8 @@ class RecoverableMechanism(MatrixMechanism):
     `k` >= 2, `eps` >= 0 finite, `s` in 1..k−1 (s = 1 is k-ary RR's key; s = k/2 is the eps → 0 optimum).
     The key law is built on construction (`q_min`), so eps beyond ~708 (a subnormal key probability) is refused.
     """
+
+    checked_rows: ClassVar[bool] = True  # the matrix is built and checked here
 
     k: int
     eps: float
