@@ -12,7 +12,7 @@ from collections.abc import Callable
 from fractions import Fraction
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 
 def invert_profile(profile: Callable[[float], float], delta: float, *, xtol: float = 1e-12,
@@ -94,6 +94,27 @@ def _float(bits: int) -> float:
     return float(np.int64(bits).view(np.float64))
 
 
+def _distinct_ratios(p: NDArray[np.float64], q: NDArray[np.float64]) -> tuple[list[Fraction], tuple[float, float]]:
+    """The distinct exact ratios p_y/q_y (positive normal or subnormal floats) as Fractions, and one (p_y, q_y).
+
+    Each ratio is reduced exactly in int64 first — the 53-bit integer mantissas divided by their gcd, the factors
+    of 2 moved into the exponent — so outputs that share a ratio (proportional rows) cost one Fraction, not one
+    each: a canonical (odd numerator, odd denominator, exponent) names each exact ratio once.
+    """
+    mp, ep = np.frexp(p)
+    mq, eq = np.frexp(q)
+    num, den = np.ldexp(mp, 53).astype(np.int64), np.ldexp(mq, 53).astype(np.int64)  # exact integer mantissas
+    common = np.gcd(num, den)
+    num, den = num // common, den // common
+    twos_num = np.log2(num & -num).astype(np.int64)  # trailing zeros (a power of 2 <= 2^53: exact in float)
+    twos_den = np.log2(den & -den).astype(np.int64)
+    keys = np.stack([num >> twos_num, den >> twos_den, ep - eq + twos_num - twos_den], axis=1)
+    distinct, first = np.unique(keys, axis=0, return_index=True)
+    ratios = [Fraction(int(a), int(b)) * Fraction(2) ** int(e) for a, b, e in distinct.tolist()]
+    best = int(first[max(range(len(ratios)), key=ratios.__getitem__)])
+    return ratios, (float(p[best]), float(q[best]))
+
+
 def pure_epsilon(p: ArrayLike, q: ArrayLike) -> float:
     """The smallest float eps >= 0 with e^eps q_y >= p_y for every y, exactly: max_y log(p_y / q_y) rounded up
     (the D_inf of the pairs (p, q), i.e. their pure-DP eps; THEORY: Notation). inf if some p_y > 0 = q_y;
@@ -117,10 +138,8 @@ def pure_epsilon(p: ArrayLike, q: ArrayLike) -> float:
     e = e + ep - eq
     scaled = np.ldexp(m, e - e.max())
     near = scaled >= scaled.max() * (1.0 - 2.0**-50)  # every y whose exact ratio may be the largest
-    candidates = sorted(set(zip(p[near].tolist(), q[near].tolist(), strict=True)))
-    ratios = [Fraction(a) / Fraction(b) for a, b in candidates]
-    best = max(range(len(ratios)), key=ratios.__getitem__)
-    ratio, (top, bottom) = ratios[best], candidates[best]
+    ratios, (top, bottom) = _distinct_ratios(p[near], q[near])
+    ratio = max(ratios)
     if ratio <= 1:
         return 0.0
     if top <= 2.0 * bottom:

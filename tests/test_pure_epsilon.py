@@ -152,3 +152,30 @@ def test_randomized_response_pure_eps_is_its_eps0_rounded_up(k):
     truth = exact_max_log_ratio(rr.matrix[0], rr.matrix[1])
     got = md.privacy_epsilon(mech, 0.0)
     assert above(got, truth, rr.matrix)
+
+
+def test_outputs_sharing_the_largest_ratio_are_one_candidate():
+    """Proportional rows put many outputs at one exact ratio (p = 1.5 q on half the outputs, distinct values): the
+    exact reduction names each ratio once, so the maximum is still exact (brute-force Fractions, subnormals and
+    near-ties included) without one Fraction per output."""
+    from fractions import Fraction
+
+    from markovdp._profiles import _distinct_ratios
+
+    rng = np.random.default_rng(7)
+    for _ in range(300):
+        n = int(rng.integers(1, 40))
+        q = rng.random(n) * 10.0 ** rng.integers(-300, 0, n)
+        p = q * rng.choice([1.5, 2.0, 3.0, 1 + 1e-15, 0.999], n)
+        p[0] = np.nextafter(p[0], 1.0)  # a ratio one ulp off a tie
+        q[-1] = 5e-324 * int(rng.integers(1, 100))  # a subnormal denominator
+        ratios, (top, bottom) = _distinct_ratios(p, q)
+        exact = [Fraction(a) / Fraction(b) for a, b in zip(p.tolist(), q.tolist(), strict=True)]
+        assert sorted(ratios) == sorted(set(exact))
+        assert Fraction(top) / Fraction(bottom) == max(exact)
+    q = rng.random(200_000)
+    ratios, _ = _distinct_ratios(2.0 * q, q)  # 2 q is exact: one ratio for all 200 000 outputs
+    assert ratios == [Fraction(2)]
+    mp.dps = 50
+    eps = pure_epsilon(2.0 * q, q)  # the smallest double >= log 2
+    assert mpf(eps) >= mp.log(2) > mpf(float(np.nextafter(eps, 0.0)))
