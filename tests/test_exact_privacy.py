@@ -329,8 +329,8 @@ def test_neighbour_pairs_and_a_users_matrix_mechanism_are_checked():
 
 def test_gaussian_renyi_is_never_below_the_truth():
     """The equal-variance STD-GaussRenyi closed form is lifted above its float rounding: >= the 50-digit value and
-    within 4e-15 of it (the lift is 2^-49), for mechanisms and pipelines whose pair is a shift pair or a Gaussian ball pair; a
-    distance whose square overflows gives inf, not an OverflowError. (The ball pair's ratio carries its own
+    within 4e-15 of it (the lift is 2^-49), for mechanisms and pipelines whose pair is a shift pair or a Gaussian
+    ball pair; a distance whose square overflows gives inf, not an OverflowError. (The ball pair's ratio carries its own
     certified error bound, a few parts in 1e14 here: the pipeline's tolerance.)"""
     mpmath.mp.dps = 50
     rng = np.random.default_rng(5)
