@@ -556,3 +556,14 @@ def test_closed_forms_at_extreme_parameters_match_mpmath(theta, rho, delta, t):
     assert OrnsteinUhlenbeckSemigroup(theta, rho).intrinsic_sensitivity(delta, t) == \
         ou_intrinsic_sensitivity(theta, rho, delta, t)
     assert BrownianSemigroup(1).intrinsic_sensitivity(delta, t) == brownian_intrinsic_sensitivity(delta, t)
+
+
+def test_provides_names_the_declared_hooks_only():
+    """`Semigroup.provides` answers for the declared optional methods: Brownian motion implements the T6 hooks
+    (closed forms), a sampler-only semigroup none; any other name is refused naming `hook`."""
+    assert all(BrownianSemigroup(1).provides(hook) for hook in ("log_density", "carre_du_champ", "log_ratio_gradient"))
+    assert not Semigroup.provides("sensitivity_pairs")
+    with pytest.raises(ValueError, match="`hook` must be one of"):
+        BrownianSemigroup(1).provides("log_densty")
+    with pytest.raises(TypeError, match="`hook`"):
+        BrownianSemigroup(1).provides(1)

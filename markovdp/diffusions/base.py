@@ -11,7 +11,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_points, check_positive, check_range, fail
+from .._validation import check_choice, check_points, check_positive, check_range, fail
 from ..operators.base import MERGES, MarkovOperator, check_inputs
 from ..operators.identity import Identity
 from ..pairs import PUSHES, PairSet, push_pairs
@@ -137,8 +137,7 @@ class Semigroup(abc.ABC):
         """Whether this class implements the optional method `hook` (one of `T6_HOOKS`, or `invariant`,
         `intrinsic_sensitivity`): it overrides the default that raises. `log_density` is also provided by a
         closed-form `kernel_at`."""
-        if not hasattr(Semigroup, hook):
-            raise fail("hook", f"one of {T6_HOOKS + ('invariant', 'intrinsic_sensitivity')}", hook)
+        check_choice("hook", hook, (*T6_HOOKS, "invariant", "intrinsic_sensitivity"))
         overridden = getattr(cls, hook) is not getattr(Semigroup, hook)
         if hook == "log_density":
             return overridden or cls.kernel_at is not Semigroup.kernel_at
