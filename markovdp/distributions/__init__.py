@@ -4,9 +4,11 @@ from .atomic import Categorical, Empirical, PointMass
 from .base import Distribution
 from .continuous import Laplace, Normal
 from .laplace_sum import LaplaceSum
+from .laplace_sum_n import LaplaceSumN
 from .multivariate_normal import MultivariateNormal, as_multivariate_normal
+from .normal_laplace import NormalLaplace
 
 __all__ = [
-    "Categorical", "Distribution", "Empirical", "Laplace", "LaplaceSum", "MultivariateNormal", "Normal",
-    "PointMass", "as_multivariate_normal"
+    "Categorical", "Distribution", "Empirical", "Laplace", "LaplaceSum", "LaplaceSumN", "MultivariateNormal", "Normal",
+    "NormalLaplace", "PointMass", "as_multivariate_normal"
 ]

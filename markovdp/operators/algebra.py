@@ -159,6 +159,14 @@ class Power(MarkovOperator):
         return f"{_wrapped(self.base)} ** {self.r}"
 
 
+@PUSHES.register((Power, PairSet))
+def _push_power(op: Power, pairs: PairSet) -> PairSet:
+    """Through the base r times: exact when each step keeps the pairs exact."""
+    for _ in range(op.r):
+        pairs = op.base.push_pairs(pairs)
+    return pairs
+
+
 def power(kernel: MarkovOperator, r: int) -> MarkovOperator:
     """``K ** r`` for an int r >= 1: a fold of ``>>``, by repeated squaring where K merges with itself
     (finite: P^r in O(log r) products; Gaussian: sigma sqrt(r)), otherwise a `Power` node."""

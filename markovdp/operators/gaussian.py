@@ -9,7 +9,16 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
 from .._validation import check_int, check_points, check_positive
-from ..distributions import Distribution, MultivariateNormal, Normal, PointMass
+from ..distributions import (
+    Distribution,
+    Laplace,
+    LaplaceSum,
+    LaplaceSumN,
+    MultivariateNormal,
+    Normal,
+    NormalLaplace,
+    PointMass,
+)
 from ..pairs import PUSHES, ShiftPair
 from ..pairs_gaussian import GaussianBallPair
 from ..spaces import IncompatibleSpaces, RealSpace, require_compatible
@@ -48,7 +57,8 @@ class GaussianKernel(MarkovOperator):
         return -0.5 * sq / self.sigma**2 - self.dim * (np.log(self.sigma) + 0.5 * np.log(2 * np.pi))
 
     def push(self, mu: Distribution) -> Distribution:
-        """N(m, s²) → N(m, s² + sigma²); N(m, Σ) → N(m, Σ + sigma² I); a point mass at x → N(x, sigma²)."""
+        """N(m, s²) → N(m, s² + sigma²); N(m, Σ) → N(m, Σ + sigma² I); a point mass at x → N(x, sigma²);
+        Laplace noise on R (one or a sum, with or without a Gaussian part) → `NormalLaplace` (STD-NormalLaplace)."""
         require_compatible(mu.space, self.domain, "mu >> K")
         if isinstance(mu, Normal):
             return Normal(mu.mean, float(np.hypot(mu.sigma, self.sigma)))
@@ -56,6 +66,14 @@ class GaussianKernel(MarkovOperator):
             return MultivariateNormal(mu.mean, mu.cov + self.sigma**2 * np.eye(self.dim))
         if isinstance(mu, PointMass):
             return Normal(mu.x, self.sigma)
+        if isinstance(mu, Laplace):
+            return NormalLaplace(mu.loc, self.sigma, (mu.scale,))
+        if isinstance(mu, LaplaceSum):
+            return NormalLaplace(mu.loc, self.sigma, mu.scales)
+        if isinstance(mu, LaplaceSumN):
+            return NormalLaplace(mu.loc, self.sigma, mu.scales)
+        if isinstance(mu, NormalLaplace):
+            return NormalLaplace(mu.loc, float(np.hypot(mu.sigma, self.sigma)), mu.scales)
         return super().push(mu)
 
     def __repr__(self) -> str:
@@ -71,7 +89,12 @@ def _merge_gaussians(left: GaussianKernel, right: GaussianKernel) -> GaussianKer
 
 @PUSHES.register((GaussianKernel, ShiftPair))
 def _push_shift(kernel: GaussianKernel, pairs: ShiftPair) -> ShiftPair:
-    """Gaussian noise then a Gaussian kernel is Gaussian noise again (BBGG-E1): its shift pair stays exact."""
+    """Gaussian noise then a Gaussian kernel is Gaussian noise again (BBGG-E1): its shift pair stays exact; so
+    does Laplace or Gaussian-plus-Laplace noise on R (`push_noise_shift`, STD-NormalLaplace)."""
+    if kernel.dim == 1 and not isinstance(pairs.noise, Normal):
+        from .laplace import push_noise_shift
+
+        return push_noise_shift(kernel, pairs)
     if not isinstance(pairs.noise, Normal):
         raise NotImplementedError(
             f"GaussianKernel keeps a shift pair exact only for Gaussian noise; got {type(pairs.noise).__name__}.")

@@ -1,4 +1,5 @@
-"""The Laplace kernel K(x) = Lap(x, scale) on R (BBGG-E2), and its exact push of Laplace noise (BBGG-L3)."""
+"""The Laplace kernel K(x) = Lap(x, scale) on R (BBGG-E2), and its exact push of additive noise on R: Laplace
+(BBGG-L3), sums of Laplace variables (STD-LaplaceSumN) and Gaussian plus Laplace noise (STD-NormalLaplace)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
 from .._validation import check_points, check_positive
-from ..distributions import Distribution, Laplace, PointMass
+from ..distributions import Distribution, Laplace, LaplaceSumN, Normal, NormalLaplace, PointMass
 from ..distributions.laplace_sum import LaplaceSum
 from ..pairs import PUSHES, ShiftPair
 from ..spaces import RealSpace, require_compatible
@@ -43,33 +44,65 @@ class LaplaceKernel(MarkovOperator):
 
     def push(self, mu: Distribution) -> Distribution:
         """A point mass at x → Lap(x, scale); Lap(m, l1) → LaplaceSum(m, l1, scale), the law of m + X1 + X2
-        (BBGG-E2). Other laws have no closed form (`markovdp.operators.grid_push.grid_push` approximates them
-        with a stated error bound)."""
+        (BBGG-E2); a sum of Laplace variables → one more (`LaplaceSumN`, STD-LaplaceSumN); N(m, s²) on R or
+        Gaussian plus Laplace noise → `NormalLaplace` (STD-NormalLaplace). Other laws have no closed form
+        (`markovdp.operators.grid_push.grid_push` approximates them with a stated error bound)."""
         require_compatible(mu.space, self.domain, "mu >> K")
         if isinstance(mu, PointMass):
             return Laplace(float(mu.x), self.scale)
         if isinstance(mu, Laplace):
             return LaplaceSum(mu.loc, mu.scale, self.scale)
+        if isinstance(mu, LaplaceSum):
+            return LaplaceSumN(mu.loc, (mu.scale1, mu.scale2, self.scale))
+        if isinstance(mu, LaplaceSumN):
+            return LaplaceSumN(mu.loc, (*mu.scales, self.scale))
+        if isinstance(mu, Normal):
+            return NormalLaplace(float(mu.mean), mu.sigma, (self.scale,))
+        if isinstance(mu, NormalLaplace):
+            return NormalLaplace(mu.loc, mu.sigma, (*mu.scales, self.scale))
         return super().push(mu)
+
+
+#: the 1-D additive noise laws whose shifts stay exact through Laplace and Gaussian kernels
+NOISE_LAWS = (Laplace, LaplaceSum, LaplaceSumN, Normal, NormalLaplace)
+
+
+def noise_shape(law: Distribution) -> tuple[object, ...] | None:
+    """The law of a symmetric log-concave noise on R without its location (type and scales), or None."""
+    if not isinstance(law, NOISE_LAWS) or law.space != RealSpace(1):
+        return None
+    if isinstance(law, Normal):
+        return Normal, law.sigma
+    if isinstance(law, Laplace):
+        return Laplace, law.scale
+    if isinstance(law, LaplaceSum):
+        return LaplaceSum, law.scales
+    return type(law), law.scales, getattr(law, "sigma", None)
+
+
+def push_noise_shift(kernel: MarkovOperator, pairs: ShiftPair) -> ShiftPair:
+    """Additive noise Z on R then an additive-noise kernel (Laplace, Gaussian): the shift pair (Z', Z' + Δ) of the
+    summed noise Z' stays exact. THEORY: BBGG-E2, BBGG-L3, STD-LapHS, STD-LaplaceSumN, STD-NormalLaplace.
+
+    The outputs on inputs at distance d <= Δ are two shifts of one density f, symmetric and log-concave (a
+    convolution of Gaussian and Laplace densities). So the likelihood ratio f(x)/f(x − d) is monotone in x,
+    every E_gamma is attained on a half-line {x <= t}, and its value F(t) − gamma F(t − d) grows with d for
+    each t: the largest shift Δ dominates every hockey-stick divergence, hence (through the E_gamma curve) every
+    divergence with data processing. Symmetry of f makes the two orders of the pair equal, so one pair suffices.
+    """
+    noise, shifted = pairs.noise, pairs.shifted
+    shape = noise_shape(noise)
+    if shape is None or shape != noise_shape(shifted):
+        raise NotImplementedError(
+            f"{type(kernel).__name__} keeps a shift pair exact only for two shifts of one Gaussian or Laplace "
+            f"noise law on R; got {noise!r} and {shifted!r}.")
+    return ShiftPair(kernel.push(noise), kernel.push(shifted))
 
 
 @PUSHES.register((LaplaceKernel, ShiftPair))
 def _push_shift(kernel: LaplaceKernel, pairs: ShiftPair) -> ShiftPair:
-    """Laplace noise then a Laplace kernel: the shift pair (LaplaceSum(0), LaplaceSum(Δ)) stays exact.
-
-    THEORY: BBGG-E2, BBGG-L3, STD-LapHS. The outputs on inputs at distance d <= Δ are two shifts of one density
-    f, symmetric and log-concave (a convolution of log-concave densities). So the likelihood ratio
-    f(x)/f(x − d) is monotone in x, every E_gamma is attained on a half-line {x <= t}, and its value
-    F(t) − gamma F(t − d) grows with d for each t: the largest shift Δ dominates every hockey-stick
-    divergence, hence (through the E_gamma curve) every divergence with data processing. Symmetry of f makes
-    the two orders of the pair equal, so one pair suffices.
-    """
-    noise, shifted = pairs.noise, pairs.shifted
-    if not (isinstance(noise, Laplace) and isinstance(shifted, Laplace) and noise.scale == shifted.scale):
-        raise NotImplementedError(
-            "LaplaceKernel keeps a shift pair exact only for Laplace noise of one scale; got "
-            f"{type(noise).__name__} and {type(shifted).__name__}.")
-    return ShiftPair(kernel.push(noise), kernel.push(shifted))
+    """Gaussian or Laplace noise on R then a Laplace kernel: exact (`push_noise_shift`)."""
+    return push_noise_shift(kernel, pairs)
 
 
 __all__ = ["LaplaceKernel"]

@@ -6,7 +6,8 @@ STD-LapRenyi. Each function dispatches on the *pair* of law types (or their kind
 
 ``"closed_form"``
     Normal/Normal (`gaussian`), MultivariateNormal with Normal or itself (`multivariate_gaussian`),
-    Laplace/Laplace (`laplace`), sums of two Laplace variables (`laplace_sum`), atomic vs continuous pairs
+    Laplace/Laplace (`laplace`), sums of two Laplace variables (`laplace_sum`), shifts of Laplace sums and of
+    Gaussian-plus-Laplace laws (`noise_chain`), atomic vs continuous pairs
     (mutually singular).
 ``"finite_sum"``
     atomic pairs: Categorical, PointMass and Empirical laws (`finite`: exact sums over the union of atoms).
@@ -19,7 +20,7 @@ hockey-stick between Gaussians of different sigmas, falls back to quadrature on 
 declaring its ``kind`` or registering rules with `register` on its pair of types.
 """
 
-from . import finite, gaussian, laplace, laplace_sum, multivariate_gaussian, quadrature  # noqa: F401  (rules)
+from . import finite, gaussian, laplace, laplace_sum, multivariate_gaussian, noise_chain, quadrature  # noqa: F401
 from .finite import hockey_stick_finite, kl_finite, renyi_finite
 from .laplace_sum import laplace_sum_hockey_stick, laplace_sum_kl, laplace_sum_renyi
 from .multivariate_gaussian import mahalanobis, mvn_kl, mvn_renyi
