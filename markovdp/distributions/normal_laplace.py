@@ -14,7 +14,8 @@ subtraction loses at most one bit. Relative accuracy ~1e-15 everywhere, in log s
 
 Several Laplaces: f(x) = ∫ phi_s(x − y) g(y) dy with g the STD-LaplaceSumN density, by Gauss–Legendre on
 panels of width 2s over x ± 40s (the Gaussian factor beyond is below e^(−800) of its peak), split where g has its
-kink (y = loc) and on panels growing geometrically from it by the smallest scale. Every node adds a positive
+kink (y = loc) and on panels growing geometrically from it by the smallest scale (a global lattice of panels, so
+the values of g at its nodes are computed once per law and reused). Every node adds a positive
 term. The error is estimated by the 10-point rule on the same panels (the 20-point value is kept) and reported by
 `convolution_error`; a RuntimeWarning is raised where it exceeds 1e-9 relative.
 """
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -122,24 +122,57 @@ class NormalLaplace(Distribution):
         return self._convolved(u, survival=True)[0]
 
     def _convolved(self, u: Array, *, survival: bool) -> tuple[Array, Array]:
-        """(log value, estimated relative error) of ∫ phi_s(g) h(u − g) dg, h the STD-LaplaceSumN density or
-        survival function (module docstring)."""
+        """(log value, estimated relative error) of ∫ phi_s(u − y) h(y) dy, h the STD-LaplaceSumN density or
+        survival function (module docstring), for each u.
+
+        The panels are global: the cells [2 s k, 2 s (k + 1)] of a lattice, those near y = 0 subdivided at 0 and at
+        ± b_min 2^j; the window of u is the 42 cells around u ± 40 s. The Gauss–Legendre nodes of a cell and h there
+        are computed once per law and kept (``__dict__``, as `functools.cached_property` does), so repeated and
+        scattered calls (a quadrature, a root search) reuse them.
+        """
         u = np.asarray(u, dtype=np.float64).reshape(-1)
-        s, b_min = self.sigma, self.scales[-1]
-        steps = np.arange(-_WINDOW, _WINDOW + 1.0, 2.0) * s
-        geometric = b_min * 2.0 ** np.arange(-4, 60)
-        geometric = geometric[geometric < 2.0 * _WINDOW * s]
+        cells = self.__dict__.setdefault("_cells", ({}, {}))[int(survival)]
+        width = 2.0 * self.sigma
+        first = np.floor((u - _WINDOW * self.sigma) / width).astype(np.int64)
+        todo = sorted({int(k) for f in np.unique(first) for k in range(f, f + 42)} - cells.keys())
+        if todo:
+            self._fill(cells, todo, survival)
         values, errors = np.empty(u.size), np.empty(u.size)
-        for n, un in enumerate(u):
-            # panels in y = u − g: the Gaussian window around un, split at the kink y = 0 and geometrically about it
-            pts = np.unique(np.concatenate([un + steps, [0.0], geometric, -geometric]))
-            pts = pts[(pts >= un - _WINDOW * s) & (pts <= un + _WINDOW * s)]
-            values[n], errors[n] = _log_panels(pts, lambda y, un=un: _log_gauss(un - y, s) + _signed_log(
-                self.scales, y, survival))
+        for n, (un, f) in enumerate(zip(u, first, strict=True)):
+            parts = [cells[k] for k in range(int(f), int(f) + 42)]
+            totals = []
+            for rule in (0, 1):
+                y = np.concatenate([p[rule][0] for p in parts])
+                logs = np.concatenate([p[rule][1] for p in parts]) + _log_gauss(un - y, self.sigma)
+                totals.append(float(special.logsumexp(logs)))
+            values[n], errors[n] = totals[0], abs(math.expm1(totals[1] - totals[0]))
         if np.any(errors > _WARN):
             warnings.warn(f"the Gaussian convolution of {self!r} may be inaccurate: estimated relative error "
                           f"{float(errors.max())!r}", RuntimeWarning, stacklevel=3)
         return values, errors
+
+    def _fill(self, cells: dict, todo: list[int], survival: bool) -> None:
+        """Nodes, log weights + log h of the lattice cells `todo` (20- and 10-point rules), in one batched call."""
+        width, b_min = 2.0 * self.sigma, self.scales[-1]
+        geometric = b_min * 2.0 ** np.arange(-4, 60)
+        geometric = geometric[geometric < 2.0 * _WINDOW * self.sigma]
+        kink = np.concatenate([[0.0], geometric, -geometric])
+        per_cell = []
+        for k in todo:
+            lo, hi = k * width, (k + 1) * width
+            pts = np.unique(np.concatenate([[lo, hi], kink[(kink > lo) & (kink < hi)]]))
+            mid, half = (pts[1:] + pts[:-1]) / 2.0, (pts[1:] - pts[:-1]) / 2.0
+            per_cell.append([((mid[:, None] + half[:, None] * nodes).ravel(),
+                              (np.log(half)[:, None] + np.log(weights)[None, :]).ravel()) for nodes, weights in _RULES])
+        y = np.concatenate([y for cell in per_cell for y, _ in cell])
+        log_h = _signed_log(self.scales, y, survival)
+        start = 0
+        for k, cell in zip(todo, per_cell, strict=True):
+            entry = []
+            for y_rule, log_w in cell:
+                entry.append((y_rule, log_w + log_h[start:start + y_rule.size]))
+                start += y_rule.size
+            cells[k] = tuple(entry)
 
     def convolution_error(self, x: ArrayLike) -> Array:
         """The estimated relative error of `density` at x (20- against 10-point Gauss–Legendre on the same panels;
@@ -184,18 +217,6 @@ def _signed_log(scales: tuple[float, ...], y: Array, survival: bool) -> Array:
     if not survival:
         return laplace_sum_log_terms(scales, np.abs(y), survival=False)
     return _log_side(lambda v: laplace_sum_log_terms(scales, v, survival=True), -y)
-
-
-def _log_panels(pts: Array, log_h: Callable[[Array], Array]) -> tuple[float, float]:
-    """(log ∫ e^log_h over [pts[0], pts[-1]], relative error estimate): Gauss–Legendre 20 and 10 on each panel."""
-    mid, width = (pts[1:] + pts[:-1]) / 2.0, (pts[1:] - pts[:-1]) / 2.0
-    totals = []
-    for nodes, weights in _RULES:
-        y = (mid[:, None] + width[:, None] * nodes).reshape(-1)
-        logs = log_h(y).reshape(mid.size, nodes.size) + np.log(width)[:, None] + np.log(weights)[None, :]
-        totals.append(float(special.logsumexp(logs)))
-    fine, coarse = totals
-    return fine, abs(math.expm1(coarse - fine))
 
 
 __all__ = ["NormalLaplace"]

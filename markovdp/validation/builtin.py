@@ -1,5 +1,6 @@
 """The built-in scenarios, by name: the spine (`catalogue`), BBGG §4 (`catalogue_bbgg4`), BBGG §5
-(`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP).
+(`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP), noise chains on R
+(`catalogue_chains`).
 
 `markovdp.validation.all_scenarios` adds those of installed packages.
 """
@@ -8,12 +9,14 @@ from __future__ import annotations
 
 from .catalogue import SPINE_SCENARIOS
 from .catalogue_bbgg4 import BBGG4_SCENARIOS
+from .catalogue_chains import CHAIN_SCENARIOS
 from .catalogue_diffusions import DIFFUSION_SCENARIOS
 from .catalogue_local import LOCAL_SCENARIOS
 from .scenario import Scenario
 
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS)
+    s.name: s
+    for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS, *CHAIN_SCENARIOS)
 }
 
 __all__ = ["SCENARIOS"]
