@@ -314,6 +314,8 @@ GOOD: dict[str, Case] = {
     "Normal": case(0.0, 1.0),
     "Laplace": case(0.0, 1.0),
     "LaplaceSum": case(0.0, 1.0, 2.0),
+    "LaplaceSumN": case(0.0, (1.0, 2.0, 0.5), _kinds={"scales": "vector"}),
+    "NormalLaplace": case(0.0, 1.0, (1.0, 2.0), _kinds={"scales": "vector"}),
     "MultivariateNormal": case([0.0, 0.0], np.eye(2), _kinds={"mean": "vector", "cov": "matrix_any"}),
     "as_multivariate_normal": case(N01, _kinds={"law": "object"}),
     # --- divergences

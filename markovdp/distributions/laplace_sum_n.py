@@ -45,7 +45,11 @@ _TAYLOR = 18
 
 def _check_scales(scales: object) -> tuple[float, ...]:
     """A non-empty 1-D sequence of scales > 0, sorted in decreasing order."""
-    if isinstance(scales, (str, bytes)) or np.ndim(scales) != 1 or np.size(scales) == 0:  # type: ignore[arg-type]
+    try:
+        shape = np.shape(scales)  # type: ignore[arg-type]
+    except ValueError:  # ragged
+        shape = None
+    if isinstance(scales, (str, bytes)) or shape is None or len(shape) != 1 or shape[0] == 0:
         raise fail("scales", "a non-empty sequence of scales > 0", scales, TypeError)
     arr = check_range("scales", scales, low=0.0, low_open=True, allowed="> 0 and finite")  # type: ignore[arg-type]
     return tuple(sorted((float(b) for b in arr), reverse=True))

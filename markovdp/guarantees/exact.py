@@ -15,7 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_eps, check_order, check_probability
 from ..mechanisms.base import Mechanism
-from ..pairs import PairSet, RowPairs
+from ..pairs import PairSet, RowPairs, ShiftPair
 from .pair_maxima import pairs_argmax, pairs_epsilon, pairs_profile, pairs_renyi
 
 
@@ -33,10 +33,14 @@ def exact_pairs(mechanism: Mechanism, what: str) -> PairSet:
         raise NotImplementedError(f"No exact method computes the {what} of {mechanism!r}: {exc}") from exc
 
 
-def worst_pair(mechanism: Mechanism, eps: float) -> tuple[int, int]:
-    """The neighbouring pair (i, j) of a finite mechanism/pipeline attaining the profile at `eps`."""
+def worst_pair(mechanism: Mechanism, eps: float) -> tuple[int, int] | tuple[float, float]:
+    """The neighbouring pair (i, j) of a finite mechanism/pipeline attaining the profile at `eps`; for additive
+    noise on R (a `ShiftPair`: Gaussian, Laplace and their chains) the query values (0, sensitivity), which attain
+    it at every eps (STD-LaplaceSumN, STD-NormalLaplace: the full shift dominates)."""
     pairs = exact_pairs(mechanism, "worst neighbouring pair")
     e = float(check_eps("eps", eps, allow_inf=True))
+    if isinstance(pairs, ShiftPair) and pairs.noise.space.size == 1:
+        return tuple(float(np.ravel(getattr(law, "loc", getattr(law, "mean", np.nan)))[0]) for law in pairs[0])
     if not isinstance(pairs, RowPairs):
         raise NotImplementedError(f"No exact method computes the worst neighbouring pair of {mechanism!r}: "
                                   f"its dominating pairs ({type(pairs).__name__}) are not rows of inputs.")
