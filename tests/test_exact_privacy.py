@@ -108,9 +108,9 @@ def test_std_laprenyi_profile_matches_mpmath():
     assert md.renyi_profile(md.LaplaceMechanism(0.7), 3.0) == pytest.approx(expected, rel=1e-9)
 
 
-@pytest.mark.parametrize("subject", [md.LaplaceMechanism(1.0) >> (md.LaplaceKernel(1.0) >> md.LaplaceKernel(1.0)),
-                                     md.DeclaredDP(1.0, 0.0) >> md.GaussianKernel(1.0),
-                                     md.GaussianMechanism(1.0) >> md.LaplaceKernel(1.0)], ids=repr)
+# (Laplace and mixed Gaussian/Laplace chains on R are exact since STD-LaplaceSumN/STD-NormalLaplace: test_noise_chains)
+@pytest.mark.parametrize("subject", [md.DeclaredDP(1.0, 0.0) >> md.LaplaceKernel(1.0),
+                                     md.DeclaredDP(1.0, 0.0) >> md.GaussianKernel(1.0)], ids=repr)
 def test_no_exact_method_names_the_pipeline(subject):
     for call in (md.privacy_profile, md.renyi_profile):
         with pytest.raises(NotImplementedError, match=type(subject).__name__ if not isinstance(

@@ -133,8 +133,10 @@ def test_quadrature_hints_and_variance():
 def test_laplace_kernel_pushes_laplace_to_laplace_sum():
     assert md.Laplace(1.5, 0.3) >> md.LaplaceKernel(2.0) == LaplaceSum(1.5, 0.3, 2.0)
     assert md.PointMass(2.0) >> md.LaplaceKernel(1.0) == md.Laplace(2.0, 1.0)
+    # a third Laplace variable: STD-LaplaceSumN (tests/test_noise_chains.py); a law without a closed form still raises
+    assert LaplaceSum(0.0, 1.0, 1.0) >> md.LaplaceKernel(0.5) == md.distributions.LaplaceSumN(0.0, (1.0, 1.0, 0.5))
     with pytest.raises(NotImplementedError, match="no closed form"):
-        LaplaceSum(0.0, 1.0, 1.0) >> md.LaplaceKernel(1.0)
+        md.Empirical([0.1, 0.5]) >> md.LaplaceKernel(1.0)
 
 
 def test_pipeline_output_and_dominating_pair():
@@ -151,8 +153,9 @@ def test_pipeline_output_and_dominating_pair():
 def test_shift_pair_push_refuses_other_noise():
     from markovdp.pairs import push_pairs
 
-    with pytest.raises(NotImplementedError, match="Laplace noise"):
-        push_pairs(md.LaplaceKernel(1.0), md.ShiftPair(md.Normal(0.0, 1.0), md.Normal(1.0, 1.0)))
+    # Gaussian noise now pushes exactly (STD-NormalLaplace); two laws that are not shifts of one noise do not
+    with pytest.raises(NotImplementedError, match="Laplace noise law"):
+        push_pairs(md.LaplaceKernel(1.0), md.ShiftPair(md.Normal(0.0, 1.0), md.Normal(1.0, 2.0)))
 
 
 # ------------------------------------------------------------------------------------------------ divergences
