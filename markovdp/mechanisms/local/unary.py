@@ -25,16 +25,21 @@ from ..._validation import check_int, fail
 from ...operators.finite import FiniteKernel
 from .frequency import _bitmap_counts, _estimator_gap
 from .implicit_channel import UnaryChannel, bernoulli_split, check_n, check_oracle_eps, check_users
+from .implicit_mechanism import ImplicitOracle
 
 __all__ = ["UnaryEncoding"]
 
 
 @dataclass(frozen=True)
-class UnaryEncoding:
+class UnaryEncoding(ImplicitOracle):
     """RAPPOR's basic one-time unary encoding (``optimized=False``) or OUE (``optimized=True``), eps in nats.
 
     THEORY: SRP-Tab1 (randomness per user), SRP-Est (the estimator), AAC-T1 (exact certification).
     Inputs {0..k−1}, k >= 2; eps in [0, 700] (`MAX_EPS`). Reports are (n, k) ``uint8`` arrays of 0/1.
+
+    A `Mechanism` (local DP, `ImplicitOracle`): its exact pair is the channel lumped by (y_0, y_1), so
+    ``privacy_profile``, ``renyi_profile``, ``privacy_epsilon`` and ``certify`` are exact at every k; its output
+    space is {0..2^k − 1} (report y ↦ Σ_j y_j 2^j, `output_index`), and ``oracle >> K`` takes a kernel on it.
     """
 
     k: int
@@ -86,6 +91,14 @@ class UnaryEncoding:
         """The channel's 2 x 4 lumped kernel (`UnaryChannel.ldp_kernel`): ``ldp_epsilon(oracle)`` and
         ``dobrushin(oracle, eps)`` accept the oracle itself through it (AAC-eta, AAC-T1)."""
         return self.implicit_channel.ldp_kernel()
+
+    def output_index(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """y = Σ_j reports[i, j] 2^j for each (n, k) report row: its column of `channel` (k <= 62)."""
+        if self.k > 62:
+            raise fail("k", "<= 62 to index reports as int64 (the output space has 2^k points)", self.k)
+        bits = np.asarray(reports)
+        _bitmap_counts(bits, self.k, "bits")  # shape, kind and 0/1 entries checked
+        return (bits.astype(np.int64) << np.arange(self.k, dtype=np.int64)).sum(axis=1)
 
     # ------------------------------------------------------------------------------------------ sampling
 
