@@ -219,6 +219,14 @@ class LocalHashing(ImplicitOracle):
         counts, n = self.support_counts(reports)
         return self.estimate_counts(counts, n)
 
+    def count_statistics(self, reports: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(c, A): the counts c_v = #{i : h_i(v) = y_i} of the n reports and the k × k matrix A with E[c / n] = f A
+        (A[x, v] = p if v = x, q otherwise): what the iterative Bayesian update reads (`ibu_estimate`)."""
+        counts, _ = self.support_counts(reports)
+        rates = np.full((self.k, self.k), self.q)
+        np.fill_diagonal(rates, self.p)
+        return counts, rates
+
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − 1/g) / (p − 1/g) from the support counts of n reports."""
         users = check_n(n)

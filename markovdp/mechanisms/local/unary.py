@@ -147,6 +147,14 @@ class UnaryEncoding(ImplicitOracle):
         counts, n = _bitmap_counts(reports, self.k, "bits")
         return self.estimate_counts(counts, n)
 
+    def count_statistics(self, reports: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(c, A): the counts c_v = Σ_i reports[i, v] of the n reports and the k × k matrix A with E[c / n] = f A
+        (A[x, v] = p if v = x, q otherwise): what the iterative Bayesian update reads (`ibu_estimate`)."""
+        counts, _ = _bitmap_counts(reports, self.k, "bits")
+        rates = np.full((self.k, self.k), self.q)
+        np.fill_diagonal(rates, self.p)
+        return counts, rates
+
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − q) / (p − q) from the column counts of n reports (`estimate`, `sample_counts`)."""
         users = check_n(n)
