@@ -128,9 +128,14 @@ class SubsetSelection(ImplicitOracle):
         """(c, A): the counts c_v = #{i: v ∈ S_i} of the n reports and the k × k matrix A with E[c / n] = f A
         (A[x, v] = p if v = x, q otherwise): what the iterative Bayesian update reads (`ibu_estimate`)."""
         counts, _ = _bitmap_counts(reports, self.k, "subset bitmaps", ones=self.d)
+        return counts, self.count_rates
+
+    @property
+    def count_rates(self) -> NDArray[np.float64]:
+        """A[x, v] = P(report supports v | X = x): p on the diagonal, q off it (k × k)."""
         rates = np.full((self.k, self.k), self.q)
         np.fill_diagonal(rates, self.p)
-        return counts, rates
+        return rates
 
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − q) / (p − q) from c_v = #{reports containing v} of n reports (`estimate`)."""

@@ -151,9 +151,14 @@ class UnaryEncoding(ImplicitOracle):
         """(c, A): the counts c_v = Σ_i reports[i, v] of the n reports and the k × k matrix A with E[c / n] = f A
         (A[x, v] = p if v = x, q otherwise): what the iterative Bayesian update reads (`ibu_estimate`)."""
         counts, _ = _bitmap_counts(reports, self.k, "bits")
+        return counts, self.count_rates
+
+    @property
+    def count_rates(self) -> NDArray[np.float64]:
+        """A[x, v] = P(report supports v | X = x): p on the diagonal, q off it (k × k)."""
         rates = np.full((self.k, self.k), self.q)
         np.fill_diagonal(rates, self.p)
-        return counts, rates
+        return rates
 
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − q) / (p − q) from the column counts of n reports (`estimate`, `sample_counts`)."""
