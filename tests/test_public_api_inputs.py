@@ -430,6 +430,15 @@ GOOD: dict[str, Case] = {
     "BinaryHadamard": case(4, 1.0),
     "SubsetSelection": case(4, 1.0),
     "SubsetChannel": case(4, 2, 1.0),
+    "LocalHashing": case(4, 1.0, 3, _kinds={"g": "int2_given"}),
+    "HashedChannel": case(4, 3, 1.0, _kinds={"g": "int2"}),
+    "ibu": case([5, 3], [[0.7, 0.3], [0.2, 0.8]], tol=1e-9, max_iter=100,
+                _kinds={"counts": "vector", "rates": "matrix_any", "tol": "pos", "max_iter": "int1"}),
+    "ibu_estimate": case(md.RandomizedResponse(3, 1.0), [0, 1, 2], tol=1e-9, max_iter=100,
+                         _kinds={"oracle": "object", "reports": "states", "tol": "pos", "max_iter": "int1"}),
+    "make_oracle": case("GRR", 3, 1.0),
+    "register_oracle": case("GRR", md.RandomizedResponse, replace=True,  # re-registers the built-in itself
+                            _kinds={"name": "str", "factory": "callable"}),
     "UnaryChannel": case(4, (0.5, 0.5), (0.7, 0.3), _kinds={"true_bit": "probvec", "other_bit": "probvec"}),
     "KeyedMechanism": case([[0, 1], [1, 0]], [0.5, 0.5], _kinds={"table": "table"}),
     "MultiLevelMechanism": case((1.0, 0.5), 2),
@@ -560,6 +569,7 @@ BAD.update({
     "vector_opt": [("nan", [NAN]), ("str", "x"), ("complex", [1j]), ("inf", [INF]), ("wrong-length", [0.0, 1.0])],
     "str": [("None", None), ("int", 1), ("object", object())],
     "level": [*_INT_COMMON, ("zero", 0), ("past-the-last", 2)],  # a level j in 1..d − 1 (here d = 2)
+    "int2_given": [bad for bad in _INT_COMMON if bad[0] != "None"] + [("zero", 0), ("one", 1)],  # None: default
     "rules": [("str", "BBGG-T1.1"), ("unknown", ("NO-SUCH-RULE",)), ("empty", ()), ("int", 1)],
     "path": [("float", 1.5), ("object", object())],
     "executor": [("int", 1), ("object", object()), ("unknown", "no-such-scheduler")],

@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..._validation import check_int, check_positive, fail
+from ..._validation import check_int, check_positive, check_real, check_vector, fail
 from .frequency import _report_counts
 
 __all__ = ["ibu", "ibu_estimate", "oracle_count_statistics"]
@@ -47,12 +47,12 @@ def ibu(counts: ArrayLike, rates: ArrayLike, *, tol: float = 1e-10, max_iter: in
 
     Stops when the l1 change of f falls below `tol` or after `max_iter` steps; the result lies in the simplex.
     """
-    a = np.asarray(rates, dtype=np.float64)
-    c = np.asarray(counts, dtype=np.float64)
-    if a.ndim != 2 or a.shape[0] < 1 or not np.all(np.isfinite(a)) or np.any(a < 0):
-        raise fail("rates", "a k × m matrix of non-negative finite rates", f"shape {a.shape}")
-    if c.shape != (a.shape[1],) or np.any(c < 0) or not np.all(np.isfinite(c)) or c.sum() <= 0:
-        raise fail("counts", f"{a.shape[1]} non-negative counts, not all 0", f"shape {c.shape}")
+    a = np.asarray(check_real("rates", rates), dtype=np.float64)
+    if a.ndim != 2 or a.size == 0 or np.any(a < 0):
+        raise fail("rates", "a non-empty k × m matrix of non-negative finite rates", f"shape {a.shape}")
+    c = check_vector("counts", counts)
+    if c.shape != (a.shape[1],) or np.any(c < 0) or c.sum() <= 0:
+        raise fail("counts", f"{a.shape[1]} non-negative counts (one per column of `rates`), not all 0", c)
     tolerance = check_positive("tol", tol)
     steps = check_int("max_iter", max_iter, minimum=1)
     f = np.full(a.shape[0], 1.0 / a.shape[0])

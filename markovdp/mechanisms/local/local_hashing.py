@@ -55,6 +55,14 @@ class HashedChannel:
     g: int
     eps: float
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "k", check_int("k", self.k, minimum=2))
+        g = check_int("g", self.g, minimum=2)
+        if g > MAX_G:
+            raise fail("g", f"an integer in [2, 2^31] = [2, {MAX_G}]", g)
+        object.__setattr__(self, "g", g)
+        object.__setattr__(self, "eps", check_oracle_eps(self.eps))
+
     @property
     def num_outputs(self) -> int:
         """g^(k+1): every hash [k] → [g] times every reported value."""

@@ -10,6 +10,7 @@ the registration must also run on the workers (an installed package, or an uploa
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Protocol, runtime_checkable
 
@@ -25,7 +26,8 @@ from .local_hashing import LocalHashing
 from .subset import SubsetSelection
 from .unary import UnaryEncoding
 
-__all__ = ["ORACLES", "FrequencyOracle", "RegisteredOracles", "make_oracle", "oracle_names", "register_oracle"]
+__all__ = ["ORACLES", "FrequencyOracle", "RegisteredOracles", "is_frequency_oracle", "make_oracle", "oracle_names",
+           "register_oracle"]
 
 
 @runtime_checkable
@@ -51,6 +53,17 @@ class FrequencyOracle(Protocol):
 
     @property
     def output_entropy_bits(self) -> float: ...
+
+
+#: The protocol's members (what `is_frequency_oracle` looks up).
+MEMBERS = ("channel", "sample", "estimate", "randomness_bits", "output_entropy_bits")
+
+
+def is_frequency_oracle(obj: Any) -> bool:
+    """``isinstance(obj, FrequencyOracle)`` without evaluating a property (Python < 3.12's isinstance reads each
+    member with ``hasattr``, which would build a channel): the members are looked up statically."""
+    missing = object()
+    return all(inspect.getattr_static(obj, name, missing) is not missing for name in MEMBERS)
 
 
 OracleFactory = Callable[[int, float], FrequencyOracle]
@@ -80,10 +93,10 @@ def oracle_names() -> tuple[str, ...]:
 def make_oracle(name: str, k: int, eps: float) -> FrequencyOracle:
     """The registered oracle `name` at alphabet size k and privacy level eps (nats); TypeError where the factory
     returns something that is not a `FrequencyOracle`."""
-    if name not in ORACLES:
+    if not isinstance(name, str) or name not in ORACLES:
         raise fail("name", f"a registered oracle ({', '.join(ORACLES)})", name)
-    oracle = ORACLES[name](int(k), float(eps))
-    if not isinstance(oracle, FrequencyOracle):
+    oracle = ORACLES[name](k, eps)
+    if not is_frequency_oracle(oracle):
         raise TypeError(f"The factory registered as {name!r} must return a FrequencyOracle (channel, sample, "
                         f"estimate, randomness_bits, output_entropy_bits); got {type(oracle).__name__}.")
     return oracle
