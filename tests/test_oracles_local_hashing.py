@@ -1,4 +1,4 @@
-"""Optimized local hashing (OLH, THEORY OLH): exact certification against the enumerated channel, unbiasedness and
+"""Optimized local hashing (OLH, STD-OLH): exact certification against the enumerated channel, unbiasedness and
 Wang et al.'s variance by simulation (tolerances from the CI), the public hash's uniformity."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The FrequencyOracle protocol, the oracle registry (SRP-Tab1 and the SRP-Est sweep iterate it) and the iterative
-Bayesian update (THEORY IBU)."""
+Bayesian update (STD-IBU)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The iterative Bayesian update (IBU; Agrawal & Aggarwal 2001): expectation–maximisation for frequencies from
-local reports, beside the oracles' unbiased estimators (THEORY IBU; SRP-Est).
+local reports, beside the oracles' unbiased estimators (STD-IBU; SRP-Est).
 
 From counts c of a report statistic with E[c / n] = f A (A: k × m, rows the inputs), iterate
 
@@ -73,6 +73,6 @@ def ibu(counts: ArrayLike, rates: ArrayLike, *, tol: float = 1e-10, max_iter: in
 
 def ibu_estimate(oracle: Any, reports: ArrayLike, *, tol: float = 1e-10, max_iter: int = 10_000) -> NDArray[np.float64]:
     """The iterative Bayesian update of a frequency oracle's reports (`oracle_count_statistics`, `ibu`): a biased
-    estimate in the simplex, beside the unbiased ``oracle.estimate(reports)`` (THEORY IBU)."""
+    estimate in the simplex, beside the unbiased ``oracle.estimate(reports)`` (STD-IBU)."""
     counts, rates = oracle_count_statistics(oracle, reports)
     return ibu(counts, rates, tol=tol, max_iter=max_iter)

@@ -1,5 +1,5 @@
 """Optimized local hashing (OLH; Wang, Blocki, Li & Jha 2017): randomized response over a public hash (SRP-Est,
-THEORY OLH).
+STD-OLH).
 
 User i draws a public hash h_i : [k] → [g] (uniform over all such functions; the analyst knows it) and reports
 (h_i, y_i) with y_i = h_i(x_i) kept with probability p = e^eps / (e^eps + g − 1), else a uniform other value of
@@ -10,7 +10,7 @@ with probability 1/g, and then y_i = h_i(v) with probability p, otherwise with p
 f̂_v = (c_v / n − 1/g) / (p − 1/g) is unbiased.
 
 The exact channel is a k × g^(k+1) matrix over the joint output (h, y); its exact pair is the two rows of x = 0, 1
-lumped into four classes (THEORY OLH): h(0) = h(1) (the rows agree), and otherwise y = h(0), y = h(1) or neither.
+lumped into four classes (STD-OLH): h(0) = h(1) (the rows agree), and otherwise y = h(0), y = h(1) or neither.
 In code the hash is a 64-bit public seed s expanded by `_hashing_kernels` (h_s(v) exactly uniform on [g] given
 uniform 64-bit mixes: the usual pseudo-random-function model). The pure eps holds for every hash (conditionally
 GRR); the profile and Rényi curve are exact for the uniform hash.
@@ -78,7 +78,7 @@ class HashedChannel:
 
     def ldp_kernel(self) -> FiniteKernel:
         """Rows x = 0, 1 lumped by (h(0) = h(1), y = h(0), y = h(1)): within a class the likelihood ratio is
-        constant, so every divergence equals that of the full rows (THEORY OLH; AAC-eta)."""
+        constant, so every divergence equals that of the full rows (STD-OLH; AAC-eta)."""
         return self._lumped
 
     def to_kernel(self) -> FiniteKernel:
@@ -108,7 +108,7 @@ class HashedChannel:
 
 @dataclass(frozen=True)
 class LocalHashing(ImplicitOracle):
-    """OLH(k, eps, g): g = round(e^eps + 1) unless given (g >= 2), eps in nats (THEORY OLH; SRP-Est).
+    """OLH(k, eps, g): g = round(e^eps + 1) unless given (g >= 2), eps in nats (STD-OLH; SRP-Est).
 
     Reports are (n, 2) ``uint64`` arrays: column 0 the public hash seed, column 1 the value y in [0, g). A
     `Mechanism` with local-DP neighbours (`ImplicitOracle`): exact profile, Rényi curve and eps from the lumped
@@ -218,7 +218,7 @@ class LocalHashing(ImplicitOracle):
 
     # ------------------------------------------------------------------------------------------ estimation
     def estimate(self, reports: ArrayLike) -> NDArray[np.float64]:
-        """Unbiased f̂_v = (c_v / n − 1/g) / (p − 1/g) from the support counts (module docstring; THEORY OLH).
+        """Unbiased f̂_v = (c_v / n − 1/g) / (p − 1/g) from the support counts (module docstring; STD-OLH).
 
         Var f̂_v = (f_v p (1 − p) + (1 − f_v)(1/g)(1 − 1/g)) / (n (p − 1/g)²) for fixed inputs and fresh hashes
         (`estimator_variance`); at f_v = 0 Wang et al.'s (e^eps − 1 + g)² / (n (e^eps − 1)² (g − 1)).
