@@ -86,13 +86,19 @@ from .mechanisms import (
 # --- local DP: frequency oracles and randomness-constrained mechanisms
 from .mechanisms.local import (
     BinaryHadamard,
+    FrequencyOracle,
     HadamardResponse,
     KeyedMechanism,
+    LocalHashing,
     MultiLevelMechanism,
     RecoverableMechanism,
     SubsetSelection,
     UnaryEncoding,
+    ibu_estimate,
+    make_oracle,
+    oracle_names,
     randomness_bits,
+    register_oracle,
 )
 
 # --- certificates and exact privacy
@@ -159,8 +165,9 @@ __all__ = [
     "DeclaredDP", "DiffusionMechanism", "FiniteMechanism", "GaussianMechanism", "GradientLoss", "LaplaceMechanism",
     "LogisticLoss", "Loss", "Mechanism", "NoisyProjSGD", "PostProcessed", "QuadraticLoss", "RandomizedResponse",
     # local DP: frequency oracles and randomness-constrained mechanisms
-    "BinaryHadamard", "HadamardResponse", "KeyedMechanism", "MultiLevelMechanism", "RecoverableMechanism",
-    "SubsetSelection", "UnaryEncoding", "randomness_bits",
+    "BinaryHadamard", "FrequencyOracle", "HadamardResponse", "KeyedMechanism", "LocalHashing", "MultiLevelMechanism",
+    "RecoverableMechanism", "SubsetSelection", "UnaryEncoding", "ibu_estimate", "make_oracle", "oracle_names",
+    "randomness_bits", "register_oracle",
     # certificates and exact privacy
     "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "certify", "describe", "dobrushin", "doeblin",
     "ldp_epsilon", "ldp_profile", "privacy_epsilon", "privacy_profile", "renyi_profile", "theorems", "ultra_mixing",
