@@ -164,7 +164,8 @@ def _pair_pld(pld: Any, mu: Distribution, nu: Distribution, options: dict[str, A
         if shift == 0.0:
             return _identity(pld, options)
         _check_grid(2.0 * shift / float(mu.scale), options)
-        return pld.from_laplace_mechanism(float(mu.scale), sensitivity=shift, **options)
+        return pld.from_laplace_mechanism(float(mu.scale), sensitivity=shift,
+                                          use_connect_dots=options["pessimistic_estimate"], **options)
     return _connect_the_dots(pld, mu, nu, options)
 
 
@@ -203,7 +204,9 @@ def _gaussian_pld(pld: Any, ratio: float, options: dict[str, Any]) -> Any:
     if ratio == 0.0:
         return _identity(pld, options)
     _check_grid(ratio * ratio + 2.0 * _GAUSS_TAIL_Z * ratio, options)
-    return pld.from_gaussian_mechanism(1.0, sensitivity=ratio, **options)
+    # connect-the-dots is pessimistic only: dp_accounting falls back to privacy buckets (with a warning) otherwise
+    return pld.from_gaussian_mechanism(1.0, sensitivity=ratio, use_connect_dots=options["pessimistic_estimate"],
+                                       **options)
 
 
 def _identity(pld: Any, options: dict[str, Any]) -> Any:
