@@ -172,30 +172,39 @@ def _pair_pld(pld: Any, mu: Distribution, nu: Distribution, options: dict[str, A
 # ----------------------------------------------------------------------------------- Gaussians of one covariance
 def _gaussian_ratio(mu: Distribution, nu: Distribution) -> float | None:
     """The Mahalanobis distance ||Σ^(−1/2) (m_nu − m_mu)|| of two Gaussians of one covariance Σ, rounded up (never
-    below the truth); None for any other pair. STD-GaussHS: the pair's PLD is that of N(0, 1) vs N(ratio, 1)."""
+    below the truth); None for any other pair. STD-GaussHS: the pair's PLD is that of N(0, 1) vs N(ratio, 1).
+
+    Normals of one sigma: (s / sigma) ||v / s|| with v = m_nu − m_mu and s = max |v_i| (no underflow or overflow in
+    the squares), raised by (d + 6) u (u = 2^-53) and one ulp: the difference, the scaling, the squares, the sum, the
+    square root and the two products add at most (d/2 + 5) u. MultivariateNormals: `_mahalanobis`.
+    """
     if isinstance(mu, Normal) and isinstance(nu, Normal):
         if mu.sigma != nu.sigma or mu.mean.shape != nu.mean.shape:
             return None
-        factor = float(mu.sigma) * np.eye(mu.space.d)  # Σ = (sigma I)(sigma I)ᵀ exactly
-        return _mahalanobis(mu.mean, nu.mean, factor=factor)
+        diff = np.atleast_1d(np.asarray(nu.mean, dtype=np.float64) - np.asarray(mu.mean, dtype=np.float64))
+        scale = float(np.max(np.abs(diff)))
+        if scale == 0.0:
+            return 0.0
+        ratio = scale / float(mu.sigma) * math.sqrt(float(np.sum(np.square(diff / scale))))
+        return float(np.nextafter(ratio * (1.0 + (diff.size + 6) * 2.0**-53), math.inf))
     if isinstance(mu, MultivariateNormal) and isinstance(nu, MultivariateNormal):
         if mu.mean.shape != nu.mean.shape or not np.array_equal(mu.cov, nu.cov):
             return None
-        return _mahalanobis(mu.mean, nu.mean, cov=mu.cov)
+        return _mahalanobis(mu.mean, nu.mean, mu.cov)
     return None
 
 
-def _mahalanobis(m_mu: Any, m_nu: Any, *, factor: Any = None, cov: Any = None) -> float:
-    """||F⁻¹ (m_nu − m_mu)||, certified upward by `GaussianBallPair.ratio` (the covariance's Cholesky and the solve),
-    with the rounding of the difference of the means as its image error: fl(a − b) = (a − b)(1 + θ), |θ| <= u, so
-    ||F⁻¹ (b_true − b)|| <= u/(1 − u) || |F⁻¹| |b| || (2u taken)."""
+def _mahalanobis(m_mu: Any, m_nu: Any, cov: Any) -> float:
+    """||L⁻¹ (m_nu − m_mu)|| (cov = L Lᵀ), certified upward by `GaussianBallPair.ratio` (the Cholesky factor and the
+    solve), with the rounding of the difference of the means as its image error: fl(a − b) = (a − b)(1 + θ),
+    |θ| <= u, so ||L⁻¹ (b_true − b)|| <= u/(1 − u) || |L⁻¹| |b| || (2u taken)."""
     diff = np.atleast_1d(np.asarray(m_nu, dtype=np.float64) - np.asarray(m_mu, dtype=np.float64))
     if not diff.any():
         return 0.0
-    base = GaussianBallPair(cov, diff[:, None], 1.0, factor=factor)
+    base = GaussianBallPair(cov, diff[:, None], 1.0)
     inverse = np.abs(forward_solve(base.cholesky, np.eye(diff.size)))
     error = 2.0**-52 * float(np.linalg.norm(inverse @ np.abs(diff)))
-    return GaussianBallPair(cov, diff[:, None], 1.0, factor=factor, image_error=error).ratio
+    return GaussianBallPair(cov, diff[:, None], 1.0, image_error=error).ratio
 
 
 def _gaussian_pld(pld: Any, ratio: float, options: dict[str, Any]) -> Any:
@@ -217,9 +226,10 @@ def _identity(pld: Any, options: dict[str, Any]) -> Any:
 _GAUSS_TAIL_Z = 10.0
 #: Bytes per point of a loss grid while a PLD is built (float arrays, and dp_accounting's {loss: mass} dict).
 _BYTES_PER_POINT = 256
-#: Elementary steps per point of a profile evaluated by a registry rule (a closed form with a root search: about
-#: 1e2 function evaluations of 1e2 steps; `LaplaceSum` measured 150-300 µs a point).
-_STEPS_PER_PROFILE_POINT = 1e4
+#: Elementary steps charged per point of a profile evaluated by a registry rule: `LaplaceSum`'s rule (a Python loop
+#: with a root search) measured 0.15-0.6 ms a point, 1e4-3e4 steps at the work cap's rate (1e11 steps in at most
+#: half an hour); 1e5 keeps a refused grid under ten minutes.
+_STEPS_PER_PROFILE_POINT = 1e5
 
 
 def _check_grid(span: float, options: dict[str, Any], *, profile: bool = False) -> None:

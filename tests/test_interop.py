@@ -34,7 +34,14 @@ import markovdp as md  # noqa: E402
 from markovdp import _validation  # noqa: E402
 from markovdp.distributions import LaplaceSum, MultivariateNormal, Normal  # noqa: E402
 from markovdp.divergences.exact.finite import hockey_stick_finite_pairs  # noqa: E402
-from markovdp.interop import TAIL_MASS, _connect_the_dots, _dp_accounting, to_pld, to_plds  # noqa: E402
+from markovdp.interop import (  # noqa: E402
+    TAIL_MASS,
+    _connect_the_dots,
+    _dp_accounting,
+    _gaussian_ratio,
+    to_pld,
+    to_plds,
+)
 from markovdp.operators.algebra import tensor_power  # noqa: E402
 from markovdp.pairs import Pairs  # noqa: E402
 
@@ -230,6 +237,16 @@ def test_gaussians_of_one_covariance_as_explicit_pairs():
     assert np.all(np.asarray(same.get_delta_for_epsilon(EPS)) == 0.0)
 
 
+@pytest.mark.parametrize(("sigma", "sens", "dim"), [(1e-300, 1e-300, 1), (1e300, 1e300, 3), (2.0, 6.0, 2)])
+def test_the_gaussian_ratio_is_rounded_up_at_every_scale(sigma, sens, dim):
+    """Δ/sigma is taken from the scaled norm, so neither 1e-300² nor 1e300² under- or overflows; it is raised by a
+    few ulps, never below the ratio itself (exactly representable here: 1 and 3)."""
+    ratio = _gaussian_ratio(*md.GaussianMechanism(sigma, sensitivity=sens, dim=dim).dominating_pairs()[0])
+    assert sens / sigma <= ratio <= sens / sigma * (1 + 1e-15)
+    check_gaussian(to_pld(md.GaussianMechanism(sigma, sensitivity=sens, dim=dim)), 1, sens / sigma)
+    assert _gaussian_ratio(Normal(np.array([1.0, 2.0]), 0.5), Normal(np.array([4.0, 6.0]), 0.5)) >= 10.0
+
+
 def mp_laplace_sum_logpdf(loc, l1, l2):
     """The textbook density of LaplaceSum(loc, l1, l2) in mpmath: (a e^(−u/a) − b e^(−u/b)) / (2 (a² − b²)), and
     (1 + u/a) e^(−u/a) / (4a) for a = b (u = |x − loc|, a >= b)."""
@@ -332,6 +349,6 @@ def test_pairs_without_an_exact_profile_refuse_naming_what_is_missing(monkeypatc
     assert np.all(np.asarray(optimistic.get_delta_for_epsilon(EPS)) <= exact + TAIL)
     with pytest.raises(ValueError, match="`value_discretization_interval` must be small enough|memory cap"):
         to_pld(md.GaussianMechanism(1e-6))
-    monkeypatch.setattr(_validation, "work_cap_steps", 1e6)  # 2e3 grid points of LaplaceSum: 2e7 steps
+    monkeypatch.setattr(_validation, "work_cap_steps", 1e6)  # 2e3 grid points of LaplaceSum: 2e8 steps
     with pytest.raises(ValueError, match="`value_discretization_interval` must be .*elementary steps"):
         to_pld(PairOf(LaplaceSum(0.0, 1.0, 1.0), LaplaceSum(1.0, 1.0, 1.0)), value_discretization_interval=1e-3)
