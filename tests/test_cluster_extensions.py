@@ -120,7 +120,8 @@ def test_readme_example_without_its_module_on_the_workers_fails_naming_the_rule(
     message = str(raised.value)
     print(message)
     assert "scenario 'RR-lazy' needs modules that the cluster does not have:" in message
-    assert "module 'readme_extending_a' (" in message and "cannot be imported on the scheduler, worker tcp://" in message
+    assert "module 'readme_extending_a' (" in message
+    assert "cannot be imported on the scheduler, worker tcp://" in message
     assert f"it registers theorem rule(s) '{RULE}'" in message and "client.upload_file(path)" in message
 
 
