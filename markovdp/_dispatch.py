@@ -84,7 +84,7 @@ def note_theorems(rules: dict[str, Any]) -> None:
 
 def _note(registry: str, classes: tuple[type, ...], rule: Any) -> None:
     used = _RECORD.get()
-    if used is None or (registry, *classes) in used._seen:
+    if used is None or (registry, *classes) in used._seen:  # not recording, or recorded already
         return
     used._seen.add((registry, *classes))
     chains = tuple(tuple(describe(k) for k in _keys(cls)) for cls in classes)
@@ -170,7 +170,8 @@ class PairRegistry(Generic[Rule]):
             if carried:
                 self._rules.update(carried)
                 found = self._find(left, right)
-        _note(self.name, (left, right), found)
+        if _RECORD.get() is not None:
+            _note(self.name, (left, right), found)
         return found
 
 
@@ -216,7 +217,8 @@ class KindRegistry(Generic[Rule]):
             if carried:
                 self._rules.update(carried)
                 found = self._find(cls)
-        _note(self.name, (cls,), found)
+        if _RECORD.get() is not None:
+            _note(self.name, (cls,), found)
         return found
 
 

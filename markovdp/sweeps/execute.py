@@ -61,6 +61,17 @@ def completed(executor: cf.Executor, fn: Callable[[Any], Any], items: Sequence[A
             future.cancel()
 
 
+def _preflight(executor: Any, task: Any, scenario: Any) -> None:
+    """Raise `MissingExtension` if the scheduler or a worker cannot import a module that unpickling `task` needs."""
+    needed = modules_needed(task)
+    try:
+        missing = executor.missing_modules(needed)
+    except Exception:  # noqa: BLE001  (the question itself failed, e.g. a worker closing: each task still reports)
+        return
+    if missing:
+        raise not_importable(missing, scenario)
+
+
 def execute(
     scenario: Any,
     plan: SweepPlan,
@@ -89,9 +100,8 @@ def execute(
         progress(done, total)
     evaluations: list[dict[str, Any] | None] = [None] * n_points
     task = functools.partial(run_chunk, scenario)
-    where = getattr(executor, "missing_modules", None)  # a cluster: can its scheduler and workers unpickle a task?
-    if where is not None and (missing := where(modules_needed(task))):
-        raise not_importable(missing, scenario)
+    if hasattr(executor, "missing_modules"):  # a cluster: can its scheduler and workers unpickle a task?
+        _preflight(executor, task, scenario)
     results = completed(executor, task, items, window=2 * workers)
     check = ExtensionCheck(scenario)
     try:
