@@ -2,8 +2,10 @@
 
 - A dask cluster started apart from this process (`dask scheduler`, `dask worker` on 127.0.0.1, one worker with
   one thread, a module-scoped fixture): README's extending example without its module on the workers is an error
-  naming the rule; with the module uploaded (`Client.upload_file`) the rule runs there and the verdicts use it;
-  a registration made only in this process is an error naming it; `markovdp validate` exits 2.
+  naming the rule (as a module: before any task runs; as a script: from what the task ran); with the module
+  uploaded (`Client.upload_file`) the rule runs there and the verdicts use it; a package installed here and on the
+  workers (entry points `markovdp.theorems`, `markovdp.scenarios`) runs its rule there through `markovdp validate`;
+  a registration made only in this process is an error naming it; a package missing on the workers: exit 2.
 - `LocalCluster(processes=True)`: a kernel class defined in a script, with its push rule registered in the
   script, arrives by value (cloudpickle) and brings its rule along (`markovdp._dispatch.CARRIED`).
 - Without a cluster: the carried rules are registered where a lookup misses; what a task used is compared.
@@ -58,20 +60,18 @@ def _stop(process: subprocess.Popen) -> None:
         process.wait(10)
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory):
-    """The address of a dask scheduler with one single-threaded worker, both separate processes on loopback
-    (a free port chosen by the scheduler); the worker imports markovdp and nothing of the tests."""
-    root = tmp_path_factory.mktemp("cluster")
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+@contextlib.contextmanager
+def dask_cluster(root: Path, *paths: Path):
+    """The address of a dask scheduler with one single-threaded worker, both separate processes on loopback (a free
+    port chosen by the scheduler), importing markovdp and `paths` and nothing of the tests; stopped on exit."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(map(str, (ROOT, *paths)))}
     address_file = root / "scheduler.json"
     started: list[subprocess.Popen] = []
 
     def start(*argv: str) -> None:
-        log = open(root / f"{argv[0]}.log", "w")  # noqa: SIM115  (closed with the process)
-        started.append(subprocess.Popen([sys.executable, "-m", "dask", *argv], cwd=root, env=env, stdout=log,
-                                        stderr=subprocess.STDOUT, start_new_session=True))
-        log.close()
+        with open(root / f"{argv[0]}.log", "w") as log:
+            started.append(subprocess.Popen([sys.executable, "-m", "dask", *argv], cwd=root, env=env, stdout=log,
+                                            stderr=subprocess.STDOUT, start_new_session=True))
 
     try:
         start("scheduler", "--host", "127.0.0.1", "--port", "0", "--no-dashboard",
@@ -91,6 +91,61 @@ def cluster(tmp_path_factory):
     finally:
         for process in reversed(started):
             _stop(process)
+
+
+PACKAGE = "fake_markovdp_rules"
+PACKAGE_BODY = '''
+import markovdp as md
+from markovdp.validation import Scenario
+
+
+@md.theorem("PLUGIN-DPI")
+def data_processing(subject):
+    """STD-DPI: M >> K is no less private than M."""
+    if not isinstance(subject, md.PostProcessed):
+        return md.NotApplicable("PLUGIN-DPI", "needs M >> K")
+    source = md.certify(subject.mechanism)
+    return md.Bound("PLUGIN-DPI", {}, lambda eps: source.delta(eps))
+
+
+def flipped(strength, eps):
+    return md.RandomizedResponse(2, 1.0) >> md.FiniteKernel([[1 - strength, strength], [strength, 1 - strength]])
+
+
+SCENARIO = Scenario(name="PLUGIN-DPI-RR", theory_id="PLUGIN-DPI", description="a package's rule, checked",
+                    grid_full={"strength": (0.2,), "eps": (0.5,)}, grid_quick={"strength": (0.2,), "eps": (0.5,)},
+                    pipeline=flipped, batch_size=1000)
+'''
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory):
+    """A package installed here and on the cluster's workers (a module and its dist-info on both paths): a theorem
+    rule in the entry-point group ``markovdp.theorems``, a scenario in ``markovdp.scenarios``."""
+    from markovdp.guarantees import registry
+
+    site = tmp_path_factory.mktemp("site")
+    dist = site / "fake_markovdp_rules-0.1.dist-info"
+    dist.mkdir()
+    (site / f"{PACKAGE}.py").write_text(PACKAGE_BODY)
+    (dist / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-markovdp-rules\nVersion: 0.1\n")
+    (dist / "entry_points.txt").write_text(f"[markovdp.theorems]\nrules = {PACKAGE}\n\n"
+                                           f"[markovdp.scenarios]\nrr = {PACKAGE}:SCENARIO\n")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.syspath_prepend(str(site))
+        patch.setattr(registry, "_loaded_plugins", False)  # this process loads the package's rules too
+        registry.load_plugins()
+        try:
+            yield site
+        finally:
+            unregister("PLUGIN-DPI")
+            sys.modules.pop(PACKAGE, None)
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory, site):
+    with dask_cluster(tmp_path_factory.mktemp("cluster"), site) as address:
+        yield address
 
 
 @pytest.fixture
@@ -310,12 +365,12 @@ def test_what_a_task_used_is_compared_with_this_process():
             "registered on the workers") in message
 
 
-def test_readme_example_run_as_a_script_on_the_cluster_fails_naming_the_rule(cluster, tmp_path):
+def test_readme_example_run_as_a_script_on_the_cluster_fails_naming_the_rule(cluster, site, tmp_path):
     script = tmp_path / "extending.py"
     block = (ROOT / "README.md").read_text().split("## Extending", 1)[1].split("```python\n", 1)[1].split("```")[0]
     assert 'open_executor("synchronous")' in block
     script.write_text(block.replace('open_executor("synchronous")', f"open_executor({cluster!r})"))
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(site)))}  # the package is installed here too
     done = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, env=env, timeout=120,
                           cwd=tmp_path)
     print(done.stderr[-1500:])
@@ -323,3 +378,17 @@ def test_readme_example_run_as_a_script_on_the_cluster_fails_naming_the_rule(clu
     assert (f"MissingExtension: scenario 'RR-lazy': the workers lack what this process uses (their results would "
             f"not be the ones asked for):\n  - theorem rule '{RULE}' (__main__.doeblin_then_dobrushin, defined in "
             f"the script) is not registered on the workers") in done.stderr
+
+
+
+def test_an_installed_package_runs_its_rule_on_the_workers(cluster, tmp_path, capsys):
+    code = main(["validate", "PLUGIN-DPI-RR", "--quick", "--samples", "1000", "--scheduler", cluster,
+                 "--out", str(tmp_path / "out")])
+    assert code == 0, capsys.readouterr().out
+    import xarray as xr
+
+    with xr.open_dataset(tmp_path / "out" / "PLUGIN-DPI-RR.nc", engine="h5netcdf") as ds:
+        ran = float(ds["candidate_bound"].sel(theorem="PLUGIN-DPI").squeeze())
+        assert (ds["verdict"] == 0).all()
+    e = np.e  # the rule's value: delta(0.5) of RR(2, 1) itself, (e - e^0.5) / (e + 1)
+    assert ran == pytest.approx((e - np.exp(0.5)) / (e + 1), rel=1e-12)
