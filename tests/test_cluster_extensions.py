@@ -392,3 +392,18 @@ def test_an_installed_package_runs_its_rule_on_the_workers(cluster, tmp_path, ca
         assert (ds["verdict"] == 0).all()
     e = np.e  # the rule's value: delta(0.5) of RR(2, 1) itself, (e - e^0.5) / (e + 1)
     assert ran == pytest.approx((e - np.exp(0.5)) / (e + 1), rel=1e-12)
+
+
+def test_a_module_run_again_replaces_its_rule_and_another_function_is_still_refused():
+    source = "import markovdp as md\n\n\ndef rule(subject):\n    return md.NotApplicable('USER-again', {!r})\n"
+    first, again = ({"__name__": "reloaded"}, {"__name__": "reloaded"})
+    exec(source.format("first"), first)  # the module, then the module reloaded (dask's upload_file does that)
+    exec(source.format("again"), again)
+    md.theorem("USER-again")(first["rule"])
+    try:
+        md.theorem("USER-again")(again["rule"])
+        assert md.certify(md.RandomizedResponse(2, 1.0)).reasons()["USER-again"] == "again"
+        with pytest.raises(ValueError, match="already registered"):
+            md.theorem("USER-again")(_push_scale)
+    finally:
+        unregister("USER-again")
