@@ -199,6 +199,7 @@ def _validate(args, console, argv) -> int:
 def _validate_locked(args, console, argv, scenarios, plans, stores, samples, status) -> int:
     """`validate` once the lock on --out is held: refuse or clear earlier checkpoints, run, report a stop."""
     from .sweeps.executors import SchedulerLost, SchedulerUnreachable, WorkerLost
+    from .sweeps.extensions import MissingExtension
 
     earlier = [(p.name, store.saved()) for p, store in zip(plans, stores, strict=True) if store.exists()]
     if earlier and not (args.resume or args.fresh):
@@ -223,6 +224,9 @@ def _validate_locked(args, console, argv, scenarios, plans, stores, samples, sta
         return code
     except SchedulerUnreachable:
         raise  # before any batch ran: a usage error (exit 2)
+    except MissingExtension as exc:  # the workers lack a rule, a registration or a module this process has: refused
+        console.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
+        return 2
     except SchedulerLost as exc:
         return status.stopped(console, str(exc), "when the scheduler is back (or with another --scheduler), ")
     except WorkerLost as exc:

@@ -545,7 +545,7 @@ GOOD: dict[str, Case] = {
 #: Public callables with no argument to check, and why.
 EXEMPT: dict[str, str] = {
     **dict.fromkeys(["IncompatibleSpaces", "NoApplicableTheorem", "NoRule", "CheckpointsExist",
-                     "SchedulerUnreachable"], "an exception class"),
+                     "SchedulerUnreachable", "MissingExtension"], "an exception class"),
     **dict.fromkeys(["EstimateLike", "SweepScenario"], "a typing Protocol"),
     **dict.fromkeys(["Bound", "Certificate", "NotApplicable", "Estimate", "WeightedEstimate", "KeyReuse",
                      "BernoulliLeCam", "SweepPlan"], "a result record the library builds (its fields are outputs)"),
