@@ -176,7 +176,7 @@ __all__ = [
     "Estimate", "WeightedEstimate", "estimate_hockey_stick", "estimate_hockey_stick_event",
     "estimate_hockey_stick_importance", "estimate_renyi", "estimate_renyi_density_ratio", "estimate_renyi_histogram",
     # sweeps and validation (loaded on first use: they bring dask and xarray)
-    "Scenario", "all_scenarios", "get_scenario", "open_executor", "plan_sweep", "run_sweep",
+    "MissingExtension", "Scenario", "all_scenarios", "get_scenario", "open_executor", "plan_sweep", "run_sweep",
     # extending markovdp
     "AllPairs", "GaussianBallPair", "IndexPairs", "L1Ball", "L2Ball", "MERGES", "MatrixMechanism", "Neighbourhood",
     "PUSHES", "PairSet", "Pairs", "RowPairs", "ShiftPair", "register_divergence", "theorem", "unregister",
@@ -185,7 +185,7 @@ __all__ = [
 #: Sweeps and validation at the top level, imported on first use (`import markovdp` stays light).
 _LAZY = {
     "Scenario": "markovdp.validation", "all_scenarios": "markovdp.validation", "get_scenario": "markovdp.validation",
-    "open_executor": "markovdp.sweeps", "plan_sweep": "markovdp.sweeps", "run_sweep": "markovdp.sweeps",
+    "MissingExtension": "markovdp.sweeps", "open_executor": "markovdp.sweeps", "plan_sweep": "markovdp.sweeps", "run_sweep": "markovdp.sweeps",
 }
 _LAZY_MODULES = ("cli", "interop", "report", "sweeps", "validation")
 
