@@ -20,11 +20,13 @@ What a researcher types is re-exported at the top level (`certify`, `privacy_pro
 """
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
-# BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt, then BBGG-BM, BBGG-T6, BBGG-C7.
+# BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt, then BBGG-BM, BBGG-T6, BBGG-C7, then EXACT
+# (STD-Exact; last, so a theorem that attains the exact value wins the tie).
 from . import (
     bbgg,  # noqa: E402, F401
     coupling_rules,  # noqa: E402, F401, I001
     diffusion_rules,  # noqa: E402, F401, I001
+    exact_rule,  # noqa: E402, F401, I001  (it imports the other rule modules first: EXACT is registered last)
     mechanism_rules,  # noqa: E402, F401, I001
 )
 from .aac import ldp_contraction_bound, ldp_profile
