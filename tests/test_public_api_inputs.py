@@ -157,6 +157,8 @@ BAD: dict[str, list[tuple[str, Any]]] = {
     "choice": [("unknown", "no-such-choice"), ("int", 1), ("object", object())],
     "name": [("unknown", "NO-SUCH-NAME"), ("int", 1), ("None", None)],
     "kernels": [("None", None), ("float", 1.0), ("str", "x"), ("empty", [])],
+    "bracket": [("None", None), ("float", 1.0), ("str", "ab"), ("triple", (0.5, 1.0, 2.0)), ("equal", (1.0, 1.0)),
+                ("reversed", (50.0, 0.5)), ("inf", (0.5, INF)), ("nan", (NAN, 1.0)), ("complex", (1j, 2.0))],
     # parameters with nothing to check: a flag (any truth value), a free-form record field
     "flag": [],
     "free": [],
@@ -467,6 +469,9 @@ GOOD: dict[str, Case] = {
     "sequence_channel": case(KEYED, 2, reuse=True),
     # --- guarantees
     "certify": case(RR, _kinds={"rules": "rules"}),
+    "calibrate": case(lambda s: md.GaussianMechanism(s), 1.0, 1e-5, bounds=(0.5, 50.0),
+                      _kinds={"family": "callable", "target_eps": "nonneg", "target_delta": "prob",
+                              "bounds": "bracket", "integer": "flag"}),
     "describe": case("BBGG-T1.1"),
     "theorem": case("MY-NEW-RULE", _kinds={"theorem_id": "free"}),
     "unregister": Case(_registered_rule),

@@ -1,5 +1,6 @@
 """The built-in scenarios, by name: the spine (`catalogue`), BBGG §4 (`catalogue_bbgg4`), BBGG §5
-(`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP).
+(`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP), then STD-Exact
+(`catalogue_exact`).
 
 `markovdp.validation.all_scenarios` adds those of installed packages.
 """
@@ -9,11 +10,12 @@ from __future__ import annotations
 from .catalogue import SPINE_SCENARIOS
 from .catalogue_bbgg4 import BBGG4_SCENARIOS
 from .catalogue_diffusions import DIFFUSION_SCENARIOS
+from .catalogue_exact import EXACT_SCENARIOS
 from .catalogue_local import LOCAL_SCENARIOS
 from .scenario import Scenario
 
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS)
+    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS, *EXACT_SCENARIOS)
 }
 
 __all__ = ["SCENARIOS"]
