@@ -107,6 +107,7 @@ from .guarantees import (
     Certificate,
     NoApplicableTheorem,
     NotApplicable,
+    calibrate,
     certify,
     describe,
     dobrushin,
@@ -169,9 +170,9 @@ __all__ = [
     "RecoverableMechanism", "SubsetSelection", "UnaryEncoding", "ibu_estimate", "make_oracle", "oracle_names",
     "randomness_bits", "register_oracle",
     # certificates and exact privacy
-    "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "certify", "describe", "dobrushin", "doeblin",
-    "ldp_epsilon", "ldp_profile", "privacy_epsilon", "privacy_profile", "renyi_profile", "theorems", "ultra_mixing",
-    "worst_case_mechanism", "worst_pair", "hockey_stick", "kl", "renyi", "tv",
+    "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "calibrate", "certify", "describe", "dobrushin",
+    "doeblin", "ldp_epsilon", "ldp_profile", "privacy_epsilon", "privacy_profile", "renyi_profile", "theorems",
+    "ultra_mixing", "worst_case_mechanism", "worst_pair", "hockey_stick", "kl", "renyi", "tv",
     # Monte Carlo estimators
     "Estimate", "WeightedEstimate", "estimate_hockey_stick", "estimate_hockey_stick_event",
     "estimate_hockey_stick_importance", "estimate_renyi", "estimate_renyi_density_ratio", "estimate_renyi_histogram",
@@ -185,7 +186,8 @@ __all__ = [
 #: Sweeps and validation at the top level, imported on first use (`import markovdp` stays light).
 _LAZY = {
     "Scenario": "markovdp.validation", "all_scenarios": "markovdp.validation", "get_scenario": "markovdp.validation",
-    "MissingExtension": "markovdp.sweeps", "open_executor": "markovdp.sweeps", "plan_sweep": "markovdp.sweeps", "run_sweep": "markovdp.sweeps",
+    "MissingExtension": "markovdp.sweeps", "open_executor": "markovdp.sweeps",
+    "plan_sweep": "markovdp.sweeps", "run_sweep": "markovdp.sweeps",
 }
 _LAZY_MODULES = ("cli", "interop", "report", "sweeps", "validation")
 
