@@ -9,11 +9,13 @@ from __future__ import annotations
 from .catalogue import SPINE_SCENARIOS
 from .catalogue_bbgg4 import BBGG4_SCENARIOS
 from .catalogue_diffusions import DIFFUSION_SCENARIOS
+from .catalogue_e2r import E2R_SCENARIOS
 from .catalogue_local import LOCAL_SCENARIOS
 from .scenario import Scenario
 
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS)
+    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS,
+                        *E2R_SCENARIOS)
 }
 
 __all__ = ["SCENARIOS"]
