@@ -46,8 +46,8 @@ def _check_noises(noises: object) -> tuple[tuple[str, float, int], ...]:
         raise fail("noises", allowed, noises, TypeError)
     merged: dict[tuple[str, float], int] = {}
     for step in noises:
-        if not isinstance(step, tuple) or len(step) != 3 or step[0] not in KINDS:
-            raise fail("noises", allowed, step, TypeError if not isinstance(step, tuple) else ValueError)
+        if not isinstance(step, (tuple, list)) or len(step) != 3 or step[0] not in KINDS:
+            raise fail("noises", allowed, step, TypeError if not isinstance(step, (tuple, list)) else ValueError)
         key = (step[0], check_positive("scale", step[1]))
         merged[key] = merged.get(key, 0) + check_int("count", step[2], minimum=1)
     return tuple((kind, scale, count) for (kind, scale), count in merged.items())

@@ -1,5 +1,6 @@
 """The built-in scenarios, by name: the spine (`catalogue`), BBGG §4 (`catalogue_bbgg4`), BBGG §5
-(`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP).
+(`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP), then BBGG-E2r
+(`catalogue_e2r`).
 
 `markovdp.validation.all_scenarios` adds those of installed packages.
 """
