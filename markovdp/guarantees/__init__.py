@@ -20,8 +20,8 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
 """
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
-# BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt, then BBGG-BM, BBGG-T6, BBGG-C7, then EXACT
-# (STD-Exact; last, so a theorem that attains the exact value wins the tie).
+# BBGG-E1, BBGG-E2, BBGG-E2r, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt, then BBGG-BM, BBGG-T6, BBGG-C7,
+# then EXACT (STD-Exact; last, so a theorem that attains the exact value wins the tie).
 from . import (
     bbgg,  # noqa: E402, F401
     coupling_rules,  # noqa: E402, F401, I001
