@@ -149,7 +149,7 @@ class Certificate:
     def __repr__(self) -> str:
         applies = [k for k, c in self.candidates.items() if isinstance(c, Bound)]
         other = [k for k in self.candidates if k not in applies]
-        return f"Certificate({_short(repr(self.subject))}; bounds: {applies}; not applicable: {other})"
+        return f"Certificate({_short(repr(self.subject))}; bounds: {applies}; not applicable: {len(other)} rules)"
 
     def __str__(self) -> str:
         return self.summary()
