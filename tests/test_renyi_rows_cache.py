@@ -154,3 +154,17 @@ def test_integer_bit_row_scan_is_the_float_scan(seed):
         want_lowest, want_tops = plain_row_tops(s, listed, scale)
         assert lowest == want_lowest
         np.testing.assert_array_equal(tops, want_tops)
+
+
+def test_a_mechanism_that_keeps_its_renyi_work_pickles():
+    """The pair set keeps `RenyiRows` in its ``__dict__``; a pickled mechanism (to a dask worker) carries it as its
+    arguments and gives the same values after loading."""
+    import pickle
+
+    rng = np.random.default_rng(908)
+    mech = md.FiniteMechanism(random_rows(rng, 6, 9, power=2.0))
+    alpha = np.array([1.5, 3.0, math.inf])
+    before = md.renyi_profile(mech, alpha)
+    loaded = pickle.loads(pickle.dumps(mech))
+    assert "_renyi_rows" in loaded.dominating_pairs().__dict__
+    np.testing.assert_array_equal(md.renyi_profile(loaded, alpha), before)

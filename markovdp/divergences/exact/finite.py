@@ -260,10 +260,19 @@ class RenyiRows:
 
     def __init__(self, matrix: Array, index: NDArray[np.int64], *, all_pairs: bool = False) -> None:
         self.matrix, self.index, _ = _renyi_arguments(matrix, index, np.empty(0))
+        self.all_pairs = all_pairs
         self.gram = _Gram.of(self.matrix, self.index, all_pairs)
         gram = self.gram
         #: supp(p_i) ⊄ supp(p_j) for a pair: R_alpha = inf at every order
         self.singular = gram is not None and gram.singular is not None and bool(gram.singular[gram.listed].any())
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as its arguments (a pair set that keeps it travels to dask workers): the logs are recomputed
+        there, and the per-thread scratch arrays cannot be pickled."""
+        return {"matrix": self.matrix, "index": self.index, "all_pairs": self.all_pairs}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["matrix"], state["index"], all_pairs=state["all_pairs"])  # type: ignore[misc]
 
     def worst(self, alpha: Array, r_inf: Callable[[], float] | None = None) -> Array:
         """`renyi_finite_worst` at the orders `alpha` (1-D, in (1, inf]); at alpha = inf ``r_inf()`` if given."""
