@@ -150,7 +150,7 @@ def test_integer_bit_row_scan_is_the_float_scan(seed):
         listed = rng.random(s.shape) < (0.0 if trial == 7 else rng.uniform(0.0, 1.0))
         scale = rng.random(k_r) ** rng.uniform(1.0, 50.0)
         tops = np.empty(k_l)
-        lowest = _listed_row_tops(s, listed, scale, tops)
+        lowest = _listed_row_tops(s, listed, scale, tops, np.empty(k_r))
         want_lowest, want_tops = plain_row_tops(s, listed, scale)
         assert lowest == want_lowest
         np.testing.assert_array_equal(tops, want_tops)

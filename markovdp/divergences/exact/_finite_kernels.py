@@ -268,14 +268,15 @@ _INF_BITS = np.int64(0x7FF0000000000000)
 
 
 @njit(cache=True)
-def _listed_row_tops(s: np.ndarray, listed: np.ndarray, scale: np.ndarray, row_top: np.ndarray) -> float:
+def _listed_row_tops(s: np.ndarray, listed: np.ndarray, scale: np.ndarray, row_top: np.ndarray,
+                     product: np.ndarray) -> float:
     """row_top[u] = max(0, max over the listed v of s[u, v] scale[v]); returns the min of the listed s (inf if
-    none). s and scale are >= 0 and never NaN (products of finite non-negative matrices), and non-negative
-    doubles are ordered as their bit patterns read as int64: the two reductions run on those integers, which LLVM
-    vectorizes (it does not vectorize float min/max reductions; 10x faster at k = 200), with the same results."""
+    none); `product` is work space (k_r floats). s and scale are >= 0 and never NaN (products of finite
+    non-negative matrices), and non-negative doubles are ordered as their bit patterns read as int64: the two
+    reductions run on those integers, which LLVM vectorizes (it does not vectorize float min/max reductions; 7x
+    faster at k = 200), with the same results."""
     k_l, k_r = s.shape
     bits = s.view(np.int64)
-    product = np.empty(k_r)
     product_bits = product.view(np.int64)
     top_bits = row_top.view(np.int64)
     lowest = _INF_BITS
@@ -289,9 +290,8 @@ def _listed_row_tops(s: np.ndarray, listed: np.ndarray, scale: np.ndarray, row_t
             top = max(top, product_bits[v] if keep[v] else np.int64(0))
         top_bits[u] = top
         lowest = min(lowest, low)
-    box = np.empty(1, dtype=np.int64)
-    box[0] = lowest
-    return box.view(np.float64)[0]
+    product_bits[0] = lowest  # read back as a double through the work space
+    return product[0]
 
 
 @njit(cache=True)
@@ -312,54 +312,74 @@ def _renyi_candidates(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, l
     scale or (a row's) threshold near underflow.
     """
     k_l, k_r = s.shape
-    none, no_terms = np.empty(0, dtype=np.int64), np.empty((3, 0))
+    scale, product, threshold = np.empty(k_r), np.empty(k_r), np.empty(k_l)
+    row_top, row_best, counts = np.empty(k_l), np.empty(k_l), np.empty(k_l, dtype=np.int64)
+    if not _candidate_counts(s, shift_l, shift_r, listed, floor, tiny, margin_scale, scale, product, row_top,
+                             row_best, threshold, counts):
+        return np.empty(0, dtype=np.int64), np.empty(0, dtype=np.int64), np.empty((3, 0))
+    total = counts.sum()
+    rows, cols, terms = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64), np.empty((3, total))
+    _candidate_gather(s, shift_l, shift_r, listed, scale, threshold, counts, rows, cols, terms, 0)
+    return rows, cols, terms
+
+
+@njit(cache=True)
+def _candidate_counts(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, listed: np.ndarray, floor: float,
+                      tiny: float, margin_scale: float, scale: np.ndarray, product: np.ndarray, row_top: np.ndarray,
+                      row_best: np.ndarray, threshold: np.ndarray, counts: np.ndarray) -> bool:
+    """The bound of `_renyi_candidates` into work arrays (k_r: scale, product; k_l: row_top, row_best, threshold,
+    counts): counts[u] candidates in row u, those with s[u, v] scale[v] >= threshold[u]. False where it cannot
+    decide."""
+    k_l, k_r = s.shape
     top_r, size_l, size_r = -math.inf, 0.0, 0.0
     for v in range(k_r):
         top_r = max(top_r, shift_r[v])
         size_r = max(size_r, abs(shift_r[v]))
     for u in range(k_l):
         size_l = max(size_l, abs(shift_l[u]))
-    scale = np.empty(k_r)
     for v in range(k_r):
         gap = shift_r[v] - top_r
         if not gap > -600.0:
-            return none, none, no_terms
+            return False
         scale[v] = math.exp(gap)
     best = -math.inf
-    row_top = np.empty(k_l)  # the largest listed w of each row
-    lowest = _listed_row_tops(s, listed, scale, row_top)
-    row_best = np.empty(k_l)  # its L: log row_top + max shift_r + shift_l
-    for u in range(k_l):
+    lowest = _listed_row_tops(s, listed, scale, row_top, product)  # the largest listed w of each row
+    for u in range(k_l):  # its L: log row_top + max shift_r + shift_l
         row_best[u] = math.log(row_top[u]) + top_r + shift_l[u] if row_top[u] > 0.0 else -math.inf
         best = max(best, row_best[u])
     margin = 2.0**-40 * (margin_scale + size_l + size_r + abs(best))
     if not (lowest >= tiny and best - margin >= floor):
-        return none, none, no_terms
-    threshold = np.empty(k_l)
-    counts = np.zeros(k_l, dtype=np.int64)
+        return False
     for u in range(k_l):
+        counts[u] = 0
         if row_best[u] < best - 2.0 * margin:  # below the threshold by a margin: no exp for this row
             continue
         threshold[u] = math.exp(best - margin - top_r - shift_l[u])
         if not threshold[u] >= 1e-290:
-            return none, none, no_terms
+            return False
         if row_top[u] < threshold[u]:  # no entry of this row reaches it
             continue
         c = 0
         for v in range(k_r):
             c += listed[u, v] & (s[u, v] * scale[v] >= threshold[u])
         counts[u] = c
-    total = counts.sum()
-    rows, cols, terms = np.empty(total, dtype=np.int64), np.empty(total, dtype=np.int64), np.empty((3, total))
-    n = 0
-    for u in range(k_l):
+    return True
+
+
+@njit(cache=True)
+def _candidate_gather(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, listed: np.ndarray,
+                      scale: np.ndarray, threshold: np.ndarray, counts: np.ndarray, rows: np.ndarray,
+                      cols: np.ndarray, terms: np.ndarray, start: int) -> int:
+    """The candidates that `_candidate_counts` counted, into rows, cols and terms from `start`; returns the end."""
+    n = start
+    for u in range(s.shape[0]):
         if counts[u]:
-            for v in range(k_r):
+            for v in range(s.shape[1]):
                 if listed[u, v] and s[u, v] * scale[v] >= threshold[u]:
                     rows[n], cols[n] = u, v
                     terms[0, n], terms[1, n], terms[2, n] = s[u, v], shift_l[u], shift_r[v]
                     n += 1
-    return rows, cols, terms
+    return n
 
 
 @njit(cache=True)
@@ -405,20 +425,28 @@ def _renyi_exponents_orders(alpha: np.ndarray, log_l: np.ndarray, log_r: np.ndar
 def _renyi_candidates_orders(s: np.ndarray, shift_l: np.ndarray, shift_r: np.ndarray, listed: np.ndarray,
                              floor: float, tiny: float, margin_scale: float) -> tuple[np.ndarray, np.ndarray]:
     """`_renyi_candidates` of each order's product s[o] (shifts shift_l[o], shift_r[o]): the number of candidates
-    of each order (0 where the bound cannot decide) and their (3, total) terms, order after order."""
-    n = s.shape[0]
-    counts = np.zeros(n, dtype=np.int64)
-    found = []
-    for o in range(n):
-        terms = _renyi_candidates(s[o], shift_l[o], shift_r[o], listed, floor, tiny, margin_scale)[2]
-        counts[o] = terms.shape[1]
-        found.append(terms)
-    out = np.empty((3, counts.sum()))
-    start = 0
-    for o in range(n):
-        out[:, start:start + counts[o]] = found[o]
-        start += counts[o]
-    return counts, out
+    of each order (0 where the bound cannot decide) and their (3, total) terms, order after order. One set of
+    work arrays for all orders."""
+    n_orders, k_l, k_r = s.shape
+    scale, product, threshold = np.empty(k_r), np.empty(k_r), np.empty(k_l)
+    row_top, row_best, counts = np.empty(k_l), np.empty(k_l), np.empty(k_l, dtype=np.int64)
+    found = np.zeros(n_orders, dtype=np.int64)
+    terms = np.empty((3, 4 * n_orders))
+    rows, cols = np.empty(4 * n_orders, dtype=np.int64), np.empty(4 * n_orders, dtype=np.int64)
+    end = 0
+    for o in range(n_orders):
+        if not _candidate_counts(s[o], shift_l[o], shift_r[o], listed, floor, tiny, margin_scale, scale, product,
+                                 row_top, row_best, threshold, counts):
+            continue
+        found[o] = counts.sum()
+        if end + found[o] > terms.shape[1]:  # grow the output
+            size = 2 * (end + found[o])
+            grown = np.empty((3, size))
+            grown[:, :end] = terms[:, :end]
+            terms, rows, cols = grown, np.empty(size, dtype=np.int64), np.empty(size, dtype=np.int64)
+        end = _candidate_gather(s[o], shift_l[o], shift_r[o], listed, scale, threshold, counts, rows, cols, terms,
+                                end)
+    return found, terms[:, :end]
 
 
 @njit(cache=True)
