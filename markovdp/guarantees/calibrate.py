@@ -9,7 +9,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
-from scipy.optimize import brentq
 
 from .._validation import check_callable, check_eps, check_probability, check_real, check_scalar, fail
 from ..mechanisms.base import Mechanism
@@ -89,6 +88,8 @@ def calibrate(family: Callable[[Any], Mechanism], target_eps: float, target_delt
             mid = (good + bad) // 2
             good, bad = (mid, bad) if meets(mid) else (good, mid)
         return int(good)
+    from scipy.optimize import brentq  # imported here: `import markovdp` stays light
+
     root = float(brentq(lambda p: delta_at(p) - delta, lo, hi, xtol=RTOL * (hi - lo), rtol=RTOL))
     return _safe_side(meets, root, good)
 
