@@ -349,7 +349,7 @@ def spectral_intrinsic_sensitivity(sde: SDE, sensitivity: float, t: float) -> Sp
     values, errors, levels = [], [], []
     for level in range(LEVELS):
         k = 2**level
-        grid = coarse if level == 0 else spectral_grid(sde, k * first, k * last, h / k, rate)
+        grid = spectral_grid(sde, k * first, k * last, h / k, rate)
         rows = np.array([k * i for i in top])
         value, error = _integral(grid, t, rows, rows + k * m, PANELS)
         values.append(value)
@@ -374,6 +374,13 @@ def spectral_intrinsic_sensitivity(sde: SDE, sensitivity: float, t: float) -> Sp
                           (window.lower, window.upper), window.outside_mass, window.query, scanned)
 
 
+def spectral_grids(sde: SDE, sensitivity: float, t: float) -> tuple[SpectralGrid, ...]:
+    """The nested grids (coarsest first) on which `spectral_intrinsic_sensitivity` computes Lambda(t) (cached)."""
+    delta, t = check_positive("sensitivity", sensitivity), check_positive("t", t)
+    first, last, m, h = _layout(invariant_window(sde), delta, t)
+    return tuple(spectral_grid(sde, 2**k * first, 2**k * last, h / 2**k, MODE_CUTOFF / t) for k in range(LEVELS))
+
+
 def _scan(grid: SpectralGrid, t: float, lo: int, hi: int, m: int) -> dict[int, float]:
     """∫ kappa on the coarsest grid for the pairs (i, i + m), i in [lo, hi]: SCAN_POINTS starts, then the nodes
     around the best. Returns start index → value."""
@@ -394,4 +401,4 @@ def _scan(grid: SpectralGrid, t: float, lo: int, hi: int, m: int) -> dict[int, f
 
 
 __all__ = ["InvariantWindow", "SpectralGrid", "SpectralLambda", "invariant_window", "kappa", "spectral_grid",
-           "spectral_intrinsic_sensitivity"]
+           "spectral_grids", "spectral_intrinsic_sensitivity"]

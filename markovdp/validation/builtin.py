@@ -10,10 +10,11 @@ from .catalogue import SPINE_SCENARIOS
 from .catalogue_bbgg4 import BBGG4_SCENARIOS
 from .catalogue_diffusions import DIFFUSION_SCENARIOS
 from .catalogue_local import LOCAL_SCENARIOS
+from .catalogue_t6_1d import T6_1D_SCENARIOS
 from .scenario import Scenario
 
 SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS)
+    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS, *T6_1D_SCENARIOS)
 }
 
 __all__ = ["SCENARIOS"]
