@@ -343,35 +343,53 @@ def spectral_intrinsic_sensitivity(sde: SDE, sensitivity: float, t: float) -> Sp
                                   f"query values scanned)", delta)
     rate = MODE_CUTOFF / t
     coarse = spectral_grid(sde, first, last, h, rate)
-    starts = _scan(coarse, t, q_lo - first, q_hi - first, m)
-    scanned = len(starts)
-    top = sorted(starts, key=starts.get, reverse=True)[:REFINED_PAIRS]
-    values, errors, levels = [], [], []
+    lo, hi = q_lo - first, q_hi - first
+    starts = _scan(coarse, t, lo, hi, m)
+    best = max(starts, key=starts.get)
+    around = [i for i in (best - 1, best, best + 1) if lo <= i <= hi]
+    refined = sorted({*sorted(starts, key=starts.get, reverse=True)[:REFINED_PAIRS], *around})
+    sups, offsets, errors, levels = [], [], [], []
     for level in range(LEVELS):
         k = 2**level
         grid = spectral_grid(sde, k * first, k * last, h / k, rate)
-        rows = np.array([k * i for i in top])
+        rows = np.array([k * i for i in refined])
         value, error = _integral(grid, t, rows, rows + k * m, PANELS)
-        values.append(value)
-        errors.append(error)
+        by_start = dict(zip(refined, value.tolist(), strict=True))
+        sup, offset = _sup_over_x(by_start, around)
+        sups.append(sup)
+        offsets.append(offset)
+        errors.append(float(error.max()))
         levels.append(grid.nodes.size)
-    values_arr = np.array(values)  # (levels, pairs)
-    d1, d2 = values_arr[-2] - values_arr[-3], values_arr[-1] - values_arr[-2]
-    floor = 1e-12 * values_arr[-1] + errors[-1] + errors[-2] + errors[-3]
-    ratio = np.where(np.abs(d1) > floor, np.abs(d2) / np.maximum(np.abs(d1), floor), 0.0)
-    if np.any((ratio > MAX_RATIO) & (np.abs(d2) > floor)):
-        i = int(np.argmax(ratio))
+    d1, d2 = sups[-2] - sups[-3], sups[-1] - sups[-2]
+    floor = 1e-12 * sups[-1] + sum(errors)
+    ratio = abs(d2) / abs(d1) if abs(d1) > floor else 0.0
+    if ratio > MAX_RATIO and abs(d2) > floor:
         raise ValueError(f"BBGG-T6-1D: the grid refinement does not converge at t = {t!r}: Lambda on {levels} nodes "
-                         f"= {values_arr[:, i].tolist()} (ratio of differences {ratio[i]:.3g} > {MAX_RATIO}); the SDE "
-                         f"varies on scales the grid does not resolve.")
-    r = np.maximum(ratio, 0.25)
-    grid_error = SAFETY * (np.abs(d2) * r / (1.0 - r) + floor)
-    certified = values_arr[-1] + grid_error + errors[-1]
-    i = int(np.argmax(certified))
-    x = float(coarse.nodes[top[i]])
-    return SpectralLambda(float(certified[i]), float(values_arr[-1, i]), float(grid_error[i]), float(errors[-1][i]),
-                          (x, x + delta), tuple(levels), tuple(values_arr[:, i].tolist()), float(ratio[i]),
-                          (window.lower, window.upper), window.outside_mass, window.query, scanned)
+                         f"= {sups} (ratio of differences {ratio:.3g} > {MAX_RATIO}); the SDE varies on scales the "
+                         f"grid does not resolve.")
+    r = max(ratio, 0.25)
+    grid_error = SAFETY * (abs(d2) * r / (1.0 - r) + floor)
+    x = float(coarse.nodes[0] + offsets[-1] * h)
+    return SpectralLambda(sups[-1] + grid_error + errors[-1], sups[-1], grid_error, errors[-1], (x, x + delta),
+                          tuple(levels), tuple(sups), ratio, (window.lower, window.upper), window.outside_mass,
+                          window.query, len(starts))
+
+
+def _sup_over_x(values: dict[int, float], around: list[int]) -> tuple[float, float]:
+    """(sup over x of ∫ kappa, the start of that pair in coarse steps): the largest value, or the vertex of the
+    parabola through the best scanned start and its two neighbours when it is concave with its vertex between them
+    (the sup between coarse nodes: Lambda(x) is smooth in x)."""
+    start = max(values, key=values.get)
+    sup = values[start]
+    if len(around) == 3:
+        left, middle, right = (values[i] for i in around)
+        curvature = 2.0 * middle - left - right
+        offset = (right - left) / (2.0 * curvature) if curvature > 0.0 else math.inf
+        if abs(offset) <= 1.0:
+            vertex = middle + (right - left) ** 2 / (8.0 * curvature)
+            if vertex >= sup:
+                return vertex, around[1] + offset
+    return sup, float(start)
 
 
 def spectral_grids(sde: SDE, sensitivity: float, t: float) -> tuple[SpectralGrid, ...]:
