@@ -228,6 +228,8 @@ def spectral_grid(sde: SDE, first: int, last: int, step: float, rate: float) -> 
     diagonal[1:] -= down
     off = np.sqrt(up * down)  # the symmetrised off-diagonal: exp(Phi_mid − ½(log pi_i + log pi_(i+1))) / (2h²)
     mu, vectors = eigh_tridiagonal(diagonal, off, select="v", select_range=(-rate, np.inf), lapack_driver="stemr")
+    if mu.size < 3:  # a late time: keep the first modes all the same (kappa decays like e^(−2 lambda_1 s))
+        mu, vectors = eigh_tridiagonal(diagonal, off, select="i", select_range=(n - 3, n - 1), lapack_driver="stemr")
     order = np.argsort(mu)[::-1]
     mu, vectors = mu[order], vectors[:, order]
     if mu.size < 2 or not abs(mu[0]) <= 1e-6 * abs(mu[1]):
