@@ -52,6 +52,20 @@ def test_ou_as_a_user_sde_is_at_least_c7_and_within_1e_4(theta, rho, t):
     assert found.pair[1] - found.pair[0] == pytest.approx(1.0, rel=1e-12)
 
 
+def test_a_state_dependent_diffusion_through_the_lamperti_transform_of_ou():
+    """X = sinh(Y) with dY = −Y dt + dW (OU, theta = 1, rho = 1/√2) solves dX = u dt + v dW with v = sqrt(1 + x²),
+    u = −sqrt(1 + x²) asinh(x) + x/2 (Itô). Y = asinh(X) is a bijective post-processing, so Lambda_X for query values
+    at distance 1 is Lambda_C7 at the largest Y-distance asinh(x') − asinh(x), 2 asinh(1/2) at the pair ±1/2
+    (asinh' = (1 + x²)^(−½) is largest at 0). Checked at t = 1: >= that closed form, within 1e-3, and the reported
+    grid error covers the grid estimate's true error."""
+    sde = SDE(njit(lambda x: -np.sqrt(1.0 + x**2) * np.arcsinh(x) + 0.5 * x), njit(lambda x: np.sqrt(1.0 + x**2)), 1)
+    found = spectral_intrinsic_sensitivity(sde, 1.0, 1.0)
+    closed = ou_intrinsic_sensitivity(1.0, 1.0 / math.sqrt(2.0), 2.0 * math.asinh(0.5), 1.0)
+    assert closed <= found.value <= closed + 1e-3
+    assert abs(found.estimate - closed) <= found.grid_error
+    assert found.pair == pytest.approx((-0.5, 0.5), abs=1e-6)
+
+
 def test_kappa_of_ou_on_the_grid_is_the_closed_form():
     """kappa(s) = rho² e^(−2 theta s) Delta² / s_s⁴, s_s² = (rho²/theta)(1 − e^(−2 theta s)) (h_s is linear in y
     with that slope, Gamma = rho² h'²), on the finest grid: within 2e-4 relative at s in {0.3, 1, 3}."""

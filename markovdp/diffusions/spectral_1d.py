@@ -321,8 +321,10 @@ def _layout(window: InvariantWindow, delta: float, t: float) -> tuple[int, int, 
     coarsest = width * 2 ** (LEVELS - 1) / (MAX_NODES - 1)  # the finest grid holds at most MAX_NODES nodes
     target = max(target, coarsest)
     m = math.ceil(delta / target)
-    h = delta / m
-    if h < coarsest * (1.0 - 1e-12):
+    if delta / m < coarsest:  # the resolution asked for would overfill the finest grid: as fine as it holds
+        m = math.floor(delta / coarsest)
+    h = delta / m if m >= 1 else 0.0
+    if m < 1:
         raise fail("sensitivity", f"at least {coarsest:.3g} for this SDE (a pair (x, x + Delta) of grid nodes, the "
                                   f"grid over [{window.lower:.4g}, {window.upper:.4g}] holding <= {MAX_NODES} nodes)",
                    delta)
