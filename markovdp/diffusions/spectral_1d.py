@@ -294,8 +294,9 @@ class SpectralLambda:
     """Lambda(t) of BBGG-T6-1D (nats per unit of alpha) and how it was obtained.
 
     `value` = `estimate` + `grid_error` + `quadrature_error` is the certified Lambda: `estimate` the finest grid's
-    ∫ kappa for the worst pair `pair`, `grid_error` the refinement error (SAFETY x |d2| r/(1 − r)), `levels` the
-    node counts and `by_level` that pair's value on each grid, `ratio` the observed |d2/d1|. `window` is the grid
+    sup over the scanned pairs of ∫ kappa (attained at `pair`, between nodes by the parabola through the best
+    three), `grid_error` the refinement error (SAFETY x (|d2| r/(1 − r) + the quadrature errors)), `levels` the
+    node counts and `by_level` that sup on each grid, `ratio` the observed |d2/d1|. `window` is the grid
     interval, `outside_mass` the pi mass beyond it, `query` the interval of query values scanned (pairs at
     distance Delta with both ends in it; `pairs` scanned).
     """
@@ -323,11 +324,11 @@ def _layout(window: InvariantWindow, delta: float, t: float) -> tuple[int, int, 
     m = math.ceil(delta / target)
     if delta / m < coarsest:  # the resolution asked for would overfill the finest grid: as fine as it holds
         m = math.floor(delta / coarsest)
-    h = delta / m if m >= 1 else 0.0
     if m < 1:
         raise fail("sensitivity", f"at least {coarsest:.3g} for this SDE (a pair (x, x + Delta) of grid nodes, the "
                                   f"grid over [{window.lower:.4g}, {window.upper:.4g}] holding <= {MAX_NODES} nodes)",
                    delta)
+    h = delta / m
     return math.floor(window.lower / h), math.ceil(window.upper / h), m, h
 
 
