@@ -138,9 +138,10 @@ def test_the_double_well_certificate_is_above_the_monte_carlo():
 
 
 def test_refusals_name_what_fails():
-    """u = +x (pi ∝ e^(x²)) and u = 0 (Brownian motion: pi uniform) are not normalisable; v = 0 at a point is a
-    degenerate diffusion; dim = 2 is not this route; a sensitivity wider than the query values; t <= 0. The rule
-    turns each failure of the SDE into NotApplicable with the reason."""
+    """u = +x (pi ∝ e^(x²)) and u = 0 (Brownian motion: pi uniform) are not normalisable; u = 2x(1 + x²)³ with
+    v = (1 + x²)² has pi ∝ (1 + x²)^(−2) but a converging scale function (attracting boundaries, BBGG-A fails);
+    v = 0 at a point is a degenerate diffusion; dim = 2 is not this route; a sensitivity wider than the query
+    values; t <= 0. The rule turns each failure of the SDE into NotApplicable with the reason."""
     one = njit(lambda x: np.ones(1))
     for drift, words in ((njit(lambda x: 1.0 * x), "normalisable"), (njit(lambda x: 0.0 * x), "normalisable")):
         sde = SDE(drift, one, 1)
@@ -148,6 +149,10 @@ def test_refusals_name_what_fails():
             spectral_intrinsic_sensitivity(sde, 1.0, 0.5)
         reason = md.certify(md.DiffusionMechanism(DiffusionSemigroup(sde), 0.5, 1.0), rules=["BBGG-T6"]).reasons()
         assert words in reason["BBGG-T6"] and "BBGG-T6-1D" in reason["BBGG-T6"]
+    # pi ∝ (1 + x²)^(−2) is normalisable, but exp(−Phi) = (1 + x²)^(−2) is integrable: ±inf attract (ratio 1/8)
+    attracting = SDE(njit(lambda x: 2.0 * x * (1.0 + x**2) ** 3), njit(lambda x: (1.0 + x**2) ** 2), 1)
+    with pytest.raises(ValueError, match=r"do not attract.*converging toward \+inf \(its increment .* is 0.125 x"):
+        invariant_window(attracting)
     degenerate = SDE(njit(lambda x: -x), njit(lambda x: x.copy()), 1, test_point=np.ones(1))
     with pytest.raises(ValueError, match=r"v != 0.*v² = 0.0 at x = 0.0"):
         invariant_window(degenerate)
