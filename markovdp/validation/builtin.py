@@ -13,11 +13,12 @@ from .catalogue_diffusions import DIFFUSION_SCENARIOS
 from .catalogue_e2r import E2R_SCENARIOS
 from .catalogue_exact import EXACT_SCENARIOS
 from .catalogue_local import LOCAL_SCENARIOS
+from .catalogue_t6_1d import T6_1D_SCENARIOS
 from .scenario import Scenario
 
 SCENARIOS: dict[str, Scenario] = {
     s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS,
-                        *E2R_SCENARIOS, *EXACT_SCENARIOS)
+                        *E2R_SCENARIOS, *EXACT_SCENARIOS, *T6_1D_SCENARIOS)
 }
 
 __all__ = ["SCENARIOS"]
