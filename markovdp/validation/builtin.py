@@ -1,6 +1,7 @@
 """The built-in scenarios, by name: the spine (`catalogue`), BBGG §4 (`catalogue_bbgg4`), BBGG §5
 (`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP), then BBGG-E2r
-(`catalogue_e2r`), then STD-Exact (`catalogue_exact`).
+(`catalogue_e2r`), then STD-Exact (`catalogue_exact`), then BBGG-T6-1D
+(`catalogue_t6_1d`).
 
 `markovdp.validation.all_scenarios` adds those of installed packages.
 """
