@@ -8,12 +8,13 @@
    mechanism reused. Also against the one-direction reference (half the quantity), for scale.
 2. `privacy_profile(GaussianMechanism(sigma), eps)` over 1000 eps, against scipy's closed form
    ``ndtr(a) − e^eps ndtr(b)`` (`scipy.special.ndtr`, the fastest plain reference; it cancels to 0 or −0.0 where the
-   profile is tiny).
+   profile is tiny). markovdp's pass inlines its own erfcx (the values of scipy's, `_gaussian_kernels`).
 3. `privacy_epsilon(GaussianMechanism(sigma), delta)` against `dp_accounting.get_epsilon_gaussian(sigma, delta)`
    (Balle–Wang's analytic Gaussian, brentq to 1e-12).
 4. `renyi_profile` over all ordered pairs of a random dense k x k `FiniteMechanism` at 4 orders, against plain numpy:
    per alpha one matrix product ``exp(alpha log K) @ exp((1 − alpha) log K)^T``, then the log of the largest
-   off-diagonal entry over (alpha − 1).
+   off-diagonal entry over (alpha − 1). "prebuilt" reuses the mechanism, whose pair set keeps its logs between
+   calls (`RenyiRows`); "build" makes a new mechanism (and validates it) every call.
 
 The machine is small and shared (2 cores, loaded), so the measurements are interleaved: each round times every
 variant once (best of a few calls) in the same order, a ratio (reference time / markovdp time: > 1 means markovdp
@@ -25,6 +26,7 @@ exact paths before this benchmark's changes, bit for bit (tests/test_exact_paths
 from __future__ import annotations
 
 import os
+import sys
 import time
 from collections.abc import Callable
 from typing import Any
@@ -207,23 +209,23 @@ def bench_renyi_all_pairs() -> None:
           "   thread hand-offs dominate and the ratio scatters; OPENBLAS_NUM_THREADS=1 gives the single-core ratio)")
 
 
-def main() -> None:
+#: The sections by name: ``python -m benchmarks.exact_paths gaussian renyi`` runs those two only.
+SECTIONS = {"finite": bench_finite_profile, "gaussian": bench_gaussian_profile, "epsilon": bench_gaussian_epsilon,
+            "renyi": bench_renyi_all_pairs}
+
+
+def main(names: list[str] | None = None) -> None:
     start = time.perf_counter()
     print(f"markovdp exact paths vs plain references: {os.cpu_count()} cpus, numba {numba.__version__}, "
           f"numpy {np.__version__}, OPENBLAS_NUM_THREADS={os.environ.get('OPENBLAS_NUM_THREADS', 'unset')}; "
           f"load average {os.getloadavg()[0]:.1f}")
     print(f"(ratios: median [min, max] over {ROUNDS} interleaved rounds; > 1 means markovdp is faster)")
-    print()
-    bench_finite_profile()
-    print()
-    bench_gaussian_profile()
-    print()
-    bench_gaussian_epsilon()
-    print()
-    bench_renyi_all_pairs()
+    for name in names or list(SECTIONS):
+        print()
+        SECTIONS[name]()
     print()
     print(f"total {time.perf_counter() - start:.1f} s; load average {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

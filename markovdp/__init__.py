@@ -86,13 +86,19 @@ from .mechanisms import (
 # --- local DP: frequency oracles and randomness-constrained mechanisms
 from .mechanisms.local import (
     BinaryHadamard,
+    FrequencyOracle,
     HadamardResponse,
     KeyedMechanism,
+    LocalHashing,
     MultiLevelMechanism,
     RecoverableMechanism,
     SubsetSelection,
     UnaryEncoding,
+    ibu_estimate,
+    make_oracle,
+    oracle_names,
     randomness_bits,
+    register_oracle,
 )
 
 # --- certificates and exact privacy
@@ -101,6 +107,7 @@ from .guarantees import (
     Certificate,
     NoApplicableTheorem,
     NotApplicable,
+    calibrate,
     certify,
     describe,
     dobrushin,
@@ -159,17 +166,18 @@ __all__ = [
     "DeclaredDP", "DiffusionMechanism", "FiniteMechanism", "GaussianMechanism", "GradientLoss", "LaplaceMechanism",
     "LogisticLoss", "Loss", "Mechanism", "NoisyProjSGD", "PostProcessed", "QuadraticLoss", "RandomizedResponse",
     # local DP: frequency oracles and randomness-constrained mechanisms
-    "BinaryHadamard", "HadamardResponse", "KeyedMechanism", "MultiLevelMechanism", "RecoverableMechanism",
-    "SubsetSelection", "UnaryEncoding", "randomness_bits",
+    "BinaryHadamard", "FrequencyOracle", "HadamardResponse", "KeyedMechanism", "LocalHashing", "MultiLevelMechanism",
+    "RecoverableMechanism", "SubsetSelection", "UnaryEncoding", "ibu_estimate", "make_oracle", "oracle_names",
+    "randomness_bits", "register_oracle",
     # certificates and exact privacy
-    "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "certify", "describe", "dobrushin", "doeblin",
-    "ldp_epsilon", "ldp_profile", "privacy_epsilon", "privacy_profile", "renyi_profile", "theorems", "ultra_mixing",
-    "worst_case_mechanism", "worst_pair", "hockey_stick", "kl", "renyi", "tv",
+    "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "calibrate", "certify", "describe", "dobrushin",
+    "doeblin", "ldp_epsilon", "ldp_profile", "privacy_epsilon", "privacy_profile", "renyi_profile", "theorems",
+    "ultra_mixing", "worst_case_mechanism", "worst_pair", "hockey_stick", "kl", "renyi", "tv",
     # Monte Carlo estimators
     "Estimate", "WeightedEstimate", "estimate_hockey_stick", "estimate_hockey_stick_event",
     "estimate_hockey_stick_importance", "estimate_renyi", "estimate_renyi_density_ratio", "estimate_renyi_histogram",
     # sweeps and validation (loaded on first use: they bring dask and xarray)
-    "Scenario", "all_scenarios", "get_scenario", "open_executor", "plan_sweep", "run_sweep",
+    "MissingExtension", "Scenario", "all_scenarios", "get_scenario", "open_executor", "plan_sweep", "run_sweep",
     # extending markovdp
     "AllPairs", "GaussianBallPair", "IndexPairs", "L1Ball", "L2Ball", "MERGES", "MatrixMechanism", "Neighbourhood",
     "PUSHES", "PairSet", "Pairs", "RowPairs", "ShiftPair", "register_divergence", "theorem", "unregister",
@@ -178,7 +186,8 @@ __all__ = [
 #: Sweeps and validation at the top level, imported on first use (`import markovdp` stays light).
 _LAZY = {
     "Scenario": "markovdp.validation", "all_scenarios": "markovdp.validation", "get_scenario": "markovdp.validation",
-    "open_executor": "markovdp.sweeps", "plan_sweep": "markovdp.sweeps", "run_sweep": "markovdp.sweeps",
+    "MissingExtension": "markovdp.sweeps", "open_executor": "markovdp.sweeps",
+    "plan_sweep": "markovdp.sweeps", "run_sweep": "markovdp.sweeps",
 }
 _LAZY_MODULES = ("cli", "interop", "report", "sweeps", "validation")
 

@@ -199,6 +199,7 @@ def _validate(args, console, argv) -> int:
 def _validate_locked(args, console, argv, scenarios, plans, stores, samples, status) -> int:
     """`validate` once the lock on --out is held: refuse or clear earlier checkpoints, run, report a stop."""
     from .sweeps.executors import SchedulerLost, SchedulerUnreachable, WorkerLost
+    from .sweeps.extensions import MissingExtension
 
     earlier = [(p.name, store.saved()) for p, store in zip(plans, stores, strict=True) if store.exists()]
     if earlier and not (args.resume or args.fresh):
@@ -223,6 +224,9 @@ def _validate_locked(args, console, argv, scenarios, plans, stores, samples, sta
         return code
     except SchedulerUnreachable:
         raise  # before any batch ran: a usage error (exit 2)
+    except MissingExtension as exc:  # the workers lack a rule, a registration or a module this process has: refused
+        console.print(f"error: {exc}", highlight=False, soft_wrap=True, markup=False)
+        return 2
     except SchedulerLost as exc:
         return status.stopped(console, str(exc), "when the scheduler is back (or with another --scheduler), ")
     except WorkerLost as exc:
@@ -467,6 +471,7 @@ def _certify(args, console) -> int:
 
     from ._validation import check_eps, check_probability
     from .guarantees import certify, dobrushin, doeblin, ldp_epsilon, ultra_mixing
+    from .guarantees.types import tightness
     from .mechanisms import DeclaredDP
     from .operators import FiniteKernel
 
@@ -493,11 +498,20 @@ def _certify(args, console) -> int:
 
     if args.eps is not None:
         cert = certify(DeclaredDP(args.eps, delta) >> kernel)
-        amp = Table("theorem", f"delta at eps = {args.eps:g} nats", f"eps (nats) at delta = {delta:g}",
-                    title="Amplification by K of an (eps, delta)-DP mechanism (BBGG-T1)",
-                    caption=f"the mechanism: eps = {args.eps:g} nats, delta = {delta:g}")
+        exact = cert.exact  # STD-Exact: the worst case of the black-box class through K (STD-BlackBoxExact)
+        columns = ["theorem", f"delta at eps = {args.eps:g} nats", f"eps (nats) at delta = {delta:g}"]
+        caption = f"the mechanism: eps = {args.eps:g} nats, delta = {delta:g}"
+        if exact is not None:
+            columns += ["tightness of delta", "tightness of eps"]
+            caption += "; tightness = exact (EXACT) / bound, 1 = attained"
+        amp = Table(*columns, title="Amplification by K of an (eps, delta)-DP mechanism (BBGG-T1)", caption=caption)
         for bound in cert.bounds:
-            amp.add_row(bound.theorem, _num(bound.delta(args.eps)), _num(bound.epsilon(delta)))
+            value, reach = float(bound.delta(args.eps)), bound.epsilon(delta)
+            cells = [bound.theorem, _num(value), _num(reach)]
+            if exact is not None:
+                cells += [_num(tightness(float(exact.delta(args.eps)), value)),
+                          _num(tightness(exact.epsilon(delta), reach))]
+            amp.add_row(*cells)
         best = cert.best(eps=args.eps)
         console.print(amp)
         if cert.reasons():

@@ -37,9 +37,17 @@ class BrokenOracle:
     eps: float
     randomness_bits: float = 1.0
 
+    output_entropy_bits: float = 1.0
+
     @property
     def channel(self) -> FiniteKernel:
         return never_reset_unary(self.k, self.eps)
+
+    def sample(self, x, *, rng=None):
+        raise NotImplementedError
+
+    def estimate(self, reports):
+        raise NotImplementedError
 
 
 @pytest.mark.parametrize("eps0", [1.0, 5.0])

@@ -42,7 +42,20 @@ def parse(text: str) -> dict[str, list[str]]:
 
 
 def cell_value(cell: str) -> float:
-    return float(cell.rstrip("*"))
+    """The printed value of a cell ``0.1309``, ``0.1309*`` or ``0.1309* (0.628)``."""
+    return float(cell.split(" (")[0].rstrip("*"))
+
+
+def cell_tightness(cell: str) -> float | None:
+    """The printed tightness exact / bound of a cell ``0.1309 (0.628)`` (None if the cell shows none)."""
+    found = re.fullmatch(r"[^ ]+ \((.+)\)", cell)
+    return float(found.group(1)) if found else None
+
+
+def exact_delta(e: float) -> float:
+    """The exact delta of RR(4, 1) >> K4 by brute force over every event of every ordered row pair (oracle)."""
+    rows = md.RandomizedResponse(4, 1.0).matrix @ K4
+    return max(hockey_stick_bruteforce(rows[a], rows[b], e) for a in range(4) for b in range(4) if a != b)
 
 
 def test_print_is_a_short_table_without_the_matrix_repeated(cert):
@@ -71,18 +84,41 @@ def test_table_values_are_each_candidates_delta_and_epsilon(cert, pipeline):
         for j, e in enumerate(eps):
             assert cell_value(cells[1 + j]) == pytest.approx(float(bound.delta(e)), rel=PRINT_RTOL, abs=1e-300)
         assert cell_value(cells[1 + len(eps)]) == pytest.approx(bound.epsilon(1e-3), rel=PRINT_RTOL)
+        # beside each theorem its tightness exact / bound (STD-Exact), the exact value by brute force
+        for j, e in enumerate(eps):
+            if tid == "EXACT":
+                assert cell_tightness(cells[1 + j]) is None
+                continue
+            truth, value = exact_delta(e), float(bound.delta(e))
+            expected = 1.0 if value == truth else truth / value
+            assert cell_tightness(cells[1 + j]) == pytest.approx(expected, rel=5e-3, abs=1e-12)
+        if tid != "EXACT":
+            ratio = cert.exact.epsilon(1e-3) / bound.epsilon(1e-3) if math.isfinite(bound.epsilon(1e-3)) else 0.0
+            assert cell_tightness(cells[1 + len(eps)]) == pytest.approx(ratio, rel=5e-3)
     best = table["best"]
-    rows = (md.RandomizedResponse(4, 1.0).matrix @ K4)
     for j, e in enumerate(eps):
         values = {tid: float(b.delta(e)) for tid, b in bounds.items()}
         low = min(values.values())
         assert cell_value(best[1 + j]) == pytest.approx(low, rel=PRINT_RTOL, abs=1e-300)
         winner = next(tid for tid in bounds if values[tid] == low)  # ties: the rule registered first
-        assert [tid for tid in bounds if table[tid][1 + j].endswith("*")] == [winner]
-        # soundness against brute force over every event of every ordered row pair (oracle, not the code)
-        exact = max(hockey_stick_bruteforce(rows[a], rows[b], e) for a in range(4) for b in range(4) if a != b)
-        assert low >= exact - 1e-12
+        assert [tid for tid in bounds if table[tid][1 + j].split(" (")[0].endswith("*")] == [winner]
+        # soundness against brute force over every event of every ordered row pair (oracle, not the code), and
+        # the best is the exact value (the rule EXACT)
+        assert low >= exact_delta(e) - 1e-12
+        assert low == pytest.approx(exact_delta(e), rel=1e-9, abs=1e-12)
     assert not set(cert.reasons()) & set(table)  # a rule that does not apply has no row
+    assert "(t) = tightness EXACT / rule" in table["best"][-1]
+
+
+def test_without_the_exact_rule_no_tightness_is_shown(pipeline):
+    others = [tid for tid in md.guarantees.registered_theorems() if tid != "EXACT"]
+    cert = md.certify(pipeline, rules=others)
+    assert cert.exact is None and "EXACT" not in cert.candidates
+    table = parse(cert.summary())
+    assert all(cell_tightness(c) is None for row in table.values() for c in row[1:])
+    assert "tightness" not in cert.summary()
+    data = cert.to_dict()
+    assert data["exact"] is None and all(r["tightness"] is None for r in data["rules"])
 
 
 def test_to_dict_is_plain_and_round_trips_through_json(cert):
@@ -104,9 +140,16 @@ def test_to_dict_is_plain_and_round_trips_through_json(cert):
         if isinstance(cand, Bound):
             assert rule["delta"] == [float(cand.delta(e)) for e in SUMMARY_EPS]
             assert rule["epsilon"] == cand.epsilon(SUMMARY_DELTA) and rule["reason"] is None
+            exact = [exact_delta(e) for e in SUMMARY_EPS]
+            expected = [1.0 if b == x else x / b for x, b in zip(exact, rule["delta"], strict=True)]
+            np.testing.assert_allclose(rule["tightness"]["delta"], expected, rtol=1e-9, atol=1e-12)
+            # every theorem is sound here (BBGG-T1.2 attains the exact value: equal up to a few ulps of rounding)
+            assert all(0.0 <= t <= 1.0 + 1e-12 for t in rule["tightness"]["delta"])
         else:
-            assert rule["delta"] is None and rule["reason"] == cand.reason
+            assert rule["delta"] is None and rule["reason"] == cand.reason and rule["tightness"] is None
     assert data["best"]["epsilon"] == cert.epsilon(SUMMARY_DELTA)
+    np.testing.assert_allclose(data["exact"]["delta"], [exact_delta(e) for e in SUMMARY_EPS], rtol=1e-9, atol=1e-12)
+    assert data["exact"]["epsilon"] == cert.epsilon(SUMMARY_DELTA)  # the exact eps is the best
 
 
 def test_bound_repr_shows_theorem_and_scalar_inputs_only(cert):
@@ -133,7 +176,7 @@ def test_never_negative_zero():
 def test_plot_draws_one_line_per_applicable_rule_and_the_exact_profile(cert, pipeline):
     ax = cert.plot()
     lines = ax.get_lines()
-    assert len(lines) == len(cert.bounds) + 1 and ax.get_yscale() == "log"
+    assert len(lines) == len(cert.bounds) and ax.get_yscale() == "log"  # EXACT is the dashed exact line
     by_label = {line.get_label().split()[0]: line for line in lines}
     grid = lines[0].get_xdata()
     for bound in cert.bounds:
@@ -141,15 +184,38 @@ def test_plot_draws_one_line_per_applicable_rule_and_the_exact_profile(cert, pip
         values = np.asarray(bound.delta(grid))
         np.testing.assert_array_equal(np.isnan(drawn), values == 0)  # zeros are not drawn on the log axis
         np.testing.assert_allclose(drawn[values > 0], values[values > 0], rtol=0)
-    exact = by_label["exact"].get_ydata()
-    rows = md.RandomizedResponse(4, 1.0).matrix @ K4
+    exact = by_label["EXACT"].get_ydata()
+    assert by_label["EXACT"].get_linestyle() == "--" and "exact privacy_profile" in by_label["EXACT"].get_label()
     for e, y in list(zip(grid, exact, strict=True))[::40]:
-        truth = max(hockey_stick_bruteforce(rows[a], rows[b], e) for a in range(4) for b in range(4) if a != b)
+        truth = exact_delta(e)
         assert (np.isnan(y) and truth < 1e-12) or y == pytest.approx(truth, rel=1e-9, abs=1e-12)
-    # the winner on most of the grid is drawn boldest, and named in the legend
-    best = cert.best(eps=0.3).theorem
+    # the best theorem (EXACT aside) at eps = 0.3 is drawn boldest, named in the legend with its tightness range
+    theorems = [b for b in cert.bounds if b.theorem != "EXACT"]
+    best = min(theorems, key=lambda b: float(b.delta(0.3))).theorem
     assert by_label[best].get_linewidth() == max(line.get_linewidth() for line in lines)
     assert "best" in by_label[best].get_label()
+    t1 = by_label["BBGG-T1.1"]
+    values = np.asarray(cert.candidates["BBGG-T1.1"].delta(grid))
+    shown = (values > 0) & (values < 1)
+    truths = np.array([exact_delta(e) for e in grid[shown]])
+    low, high = (truths / values[shown]).min(), (truths / values[shown]).max()
+    assert t1.get_label().endswith(f"  (tightness {low:.2g}–{high:.2g})")
+    plt_close(ax)
+
+
+def plt_close(ax) -> None:
+    import matplotlib.pyplot as plt
+
+    plt.close(ax.figure)
+
+
+def test_plot_of_a_certificate_without_the_exact_rule_still_draws_the_exact_profile(pipeline):
+    others = [tid for tid in md.guarantees.registered_theorems() if tid != "EXACT"]
+    cert = md.certify(pipeline, rules=others)
+    ax = cert.plot(eps=np.linspace(0.0, 2.0, 21))
+    labels = [line.get_label() for line in ax.get_lines()]
+    assert len(labels) == len(cert.bounds) + 1 and labels[-1] == "exact privacy_profile"
+    plt_close(ax)
 
 
 def test_plot_without_an_exact_profile_and_on_a_given_axes():

@@ -128,6 +128,33 @@ def test_certify_lists_the_rules_that_apply_and_names_the_others_on_one_line(tmp
         assert reason not in out
 
 
+def test_certify_prints_each_theorems_tightness_against_the_exact_worst_case(tmp_path, capsys):
+    """STD-Exact through STD-BlackBoxExact: the exact delta of DeclaredDP(0.5, 0.01) >> K at eps = 0.5 is the max over
+    every map of the four canonical points (STD-DominatingPair) to K's rows, by brute force over events here."""
+    import itertools
+    import math
+
+    import markovdp as md
+    from tests.oracles import hockey_stick_bruteforce
+
+    matrix = np.array([[0.99, 0.01], [0.02, 0.98]])
+    np.save(tmp_path / "k.npy", matrix)
+    assert main(["certify", str(tmp_path / "k.npy"), "--eps", "0.5", "--delta", "0.01"]) == 0
+    out = capsys.readouterr().out
+    assert "tightness = exact (EXACT) / bound" in out
+    a, g = 0.99 / (1 + math.exp(0.5)), math.exp(0.5)
+    p, q = np.array([0.01, a * g, a, 0.0]), np.array([0.0, a, a * g, 0.01])
+    exact = max(hockey_stick_bruteforce(p @ matrix[list(m)], q @ matrix[list(m)], 0.5)
+                for m in itertools.product(range(2), repeat=4))
+    assert exact > 0.003  # a weakly mixing kernel: the tightness values are informative
+    cert = md.certify(md.DeclaredDP(0.5, 0.01) >> md.FiniteKernel(matrix))
+    rows = {cells[0]: cells for cells in ([c.strip() for c in line.split("│")[1:-1]]
+                                          for line in out.splitlines() if line.startswith("│"))}
+    for bound in cert.bounds:
+        value = float(bound.delta(0.5))
+        assert float(rows[bound.theorem][3]) == pytest.approx(exact / value if value else 1.0, rel=1e-5)
+
+
 def test_validate_refuses_an_output_file_instead_of_a_folder(tmp_path):
     target = tmp_path / "afile"
     target.write_text("hi")

@@ -157,6 +157,8 @@ BAD: dict[str, list[tuple[str, Any]]] = {
     "choice": [("unknown", "no-such-choice"), ("int", 1), ("object", object())],
     "name": [("unknown", "NO-SUCH-NAME"), ("int", 1), ("None", None)],
     "kernels": [("None", None), ("float", 1.0), ("str", "x"), ("empty", [])],
+    "bracket": [("None", None), ("float", 1.0), ("str", "ab"), ("triple", (0.5, 1.0, 2.0)), ("equal", (1.0, 1.0)),
+                ("reversed", (50.0, 0.5)), ("inf", (0.5, INF)), ("nan", (NAN, 1.0)), ("complex", (1j, 2.0))],
     # parameters with nothing to check: a flag (any truth value), a free-form record field
     "flag": [],
     "free": [],
@@ -432,6 +434,15 @@ GOOD: dict[str, Case] = {
     "BinaryHadamard": case(4, 1.0),
     "SubsetSelection": case(4, 1.0),
     "SubsetChannel": case(4, 2, 1.0),
+    "LocalHashing": case(4, 1.0, 3, _kinds={"g": "int2_given"}),
+    "HashedChannel": case(4, 3, 1.0, _kinds={"g": "int2"}),
+    "ibu": case([5, 3], [[0.7, 0.3], [0.2, 0.8]], tol=1e-9, max_iter=100,
+                _kinds={"counts": "vector", "rates": "matrix_any", "tol": "pos", "max_iter": "int1"}),
+    "ibu_estimate": case(md.RandomizedResponse(3, 1.0), [0, 1, 2], tol=1e-9, max_iter=100,
+                         _kinds={"oracle": "object", "reports": "states", "tol": "pos", "max_iter": "int1"}),
+    "make_oracle": case("GRR", 3, 1.0),
+    "register_oracle": case("GRR", md.RandomizedResponse, replace=True,  # re-registers the built-in itself
+                            _kinds={"name": "str", "factory": "callable"}),
     "UnaryChannel": case(4, (0.5, 0.5), (0.7, 0.3), _kinds={"true_bit": "probvec", "other_bit": "probvec"}),
     "KeyedMechanism": case([[0, 1], [1, 0]], [0.5, 0.5], _kinds={"table": "table"}),
     "MultiLevelMechanism": case((1.0, 0.5), 2),
@@ -460,6 +471,9 @@ GOOD: dict[str, Case] = {
     "sequence_channel": case(KEYED, 2, reuse=True),
     # --- guarantees
     "certify": case(RR, _kinds={"rules": "rules"}),
+    "calibrate": case(lambda s: md.GaussianMechanism(s), 1.0, 1e-5, bounds=(0.5, 50.0),
+                      _kinds={"family": "callable", "target_eps": "nonneg", "target_delta": "prob",
+                              "bounds": "bracket", "integer": "flag"}),
     "describe": case("BBGG-T1.1"),
     "theorem": case("MY-NEW-RULE", _kinds={"theorem_id": "free"}),
     "unregister": Case(_registered_rule),
@@ -538,7 +552,7 @@ GOOD: dict[str, Case] = {
 #: Public callables with no argument to check, and why.
 EXEMPT: dict[str, str] = {
     **dict.fromkeys(["IncompatibleSpaces", "NoApplicableTheorem", "NoRule", "CheckpointsExist",
-                     "SchedulerUnreachable"], "an exception class"),
+                     "SchedulerUnreachable", "MissingExtension"], "an exception class"),
     **dict.fromkeys(["EstimateLike", "SweepScenario"], "a typing Protocol"),
     **dict.fromkeys(["Bound", "Certificate", "NotApplicable", "Estimate", "WeightedEstimate", "KeyReuse",
                      "BernoulliLeCam", "SweepPlan"], "a result record the library builds (its fields are outputs)"),
@@ -562,6 +576,7 @@ BAD.update({
     "vector_opt": [("nan", [NAN]), ("str", "x"), ("complex", [1j]), ("inf", [INF]), ("wrong-length", [0.0, 1.0])],
     "str": [("None", None), ("int", 1), ("object", object())],
     "level": [*_INT_COMMON, ("zero", 0), ("past-the-last", 2)],  # a level j in 1..d − 1 (here d = 2)
+    "int2_given": [bad for bad in _INT_COMMON if bad[0] != "None"] + [("zero", 0), ("one", 1)],  # None: default
     "rules": [("str", "BBGG-T1.1"), ("unknown", ("NO-SUCH-RULE",)), ("empty", ()), ("int", 1)],
     "path": [("float", 1.5), ("object", object())],
     "executor": [("int", 1), ("object", object()), ("unknown", "no-such-scheduler")],

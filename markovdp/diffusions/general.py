@@ -24,7 +24,8 @@ class DiffusionSemigroup(Semigroup):
     when t < dt), so ``at(t)`` samples the law of the scheme, within O(dt^weak_order) of P_t in law
     (STD-EulerMaruyama, STD-Milstein). ``P.at(t) >> P.at(s)`` merges to ``P.at(t + s)`` exactly as a value
     (the `TimeSlice` rule); in law the two agree up to that discretisation error. No density, invariant law or
-    intrinsic sensitivity is known in general (NotImplementedError).
+    intrinsic sensitivity is known in general (NotImplementedError); for dim = 1, `certify` computes BBGG-T6 from
+    the SDE's coefficients (BBGG-T6-1D, `markovdp.diffusions.spectral_1d`).
     """
 
     sde: SDE

@@ -1,6 +1,6 @@
 """Guarantees: exact privacy, coefficients, certified bounds and the theorem registry (the interpreting layer).
 
-What a researcher types is re-exported at the top level (`certify`, `privacy_profile`, `privacy_epsilon`,
+What a researcher types is re-exported at the top level (`certify`, `calibrate`, `privacy_profile`, `privacy_epsilon`,
 `renyi_profile`, `worst_pair`, `worst_case_mechanism`, `dobrushin`, `doeblin`, `ultra_mixing`, `ldp_epsilon`,
 `ldp_profile`, `theorem`, `theorems`, `describe`). The formula-level helpers live here:
 
@@ -20,14 +20,17 @@ What a researcher types is re-exported at the top level (`certify`, `privacy_pro
 """
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
-# BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt, then BBGG-BM, BBGG-T6, BBGG-C7.
+# BBGG-E1, BBGG-E2, BBGG-E2r, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt, then BBGG-BM, BBGG-T6, BBGG-C7,
+# then EXACT (STD-Exact; last, so a theorem that attains the exact value wins the tie).
 from . import (
     bbgg,  # noqa: E402, F401
     coupling_rules,  # noqa: E402, F401, I001
     diffusion_rules,  # noqa: E402, F401, I001
+    exact_rule,  # noqa: E402, F401, I001  (it imports the other rule modules first: EXACT is registered last)
     mechanism_rules,  # noqa: E402, F401, I001
 )
 from .aac import ldp_contraction_bound, ldp_profile
+from .calibrate import calibrate
 from .coefficients import dobrushin, doeblin, ldp_epsilon, ultra_mixing
 from .conversions import rdp_to_dp
 from .coupling import (
@@ -73,7 +76,8 @@ from .worst_case import worst_case_mechanism
 __all__ = [
     "BernoulliLeCam", "Bound", "KeyReuse", "compare_key_reuse", "multilevel_exact_epsilons",
     "multilevel_predicted_epsilon", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
-    "brownian_intrinsic_sensitivity", "certify", "coordinate_carre_du_champ", "default_y_bounds", "describe",
+    "brownian_intrinsic_sensitivity", "calibrate", "certify", "coordinate_carre_du_champ", "default_y_bounds",
+    "describe",
     "dobrushin", "doeblin", "gaussian_shift_rdp", "integrate_kappa", "intrinsic_kappa",
     "intrinsic_sensitivity_with_error", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
     "ldp_contraction_bound", "ldp_epsilon", "ldp_profile", "le_cam_bound", "lipschitz_chain_opt_rdp",

@@ -1,4 +1,4 @@
-"""The `certify` rules of BBGG §4: BBGG-E1, BBGG-E2, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt.
+"""The `certify` rules of BBGG §4: BBGG-E1, BBGG-E2, BBGG-E2r, BBGG-E3, BBGG-T4, BBGG-T4opt, BBGG-T5, BBGG-T5opt.
 
 Each rule returns an RDP curve and its STD-RDP2DP profile (`rdp_bound`), or `NotApplicable` with the reason.
 """
@@ -23,6 +23,7 @@ from .coupling import iterated_gaussian_rdp, iterated_laplace_rdp, lipschitz_ker
 from .iteration import lipschitz_chain_opt_rdp, lipschitz_chain_rdp, noisy_sgd_opt_rdp, noisy_sgd_rdp
 from .rdp_curves import rdp_bound
 from .registry import theorem
+from .shift_reduction import shift_reduction_rdp
 from .types import Bound, NotApplicable
 
 #: Relative tolerance on AᵀA = a² I for an isotropic affine kernel (BBGG-E1).
@@ -101,6 +102,35 @@ def e2(subject: Any) -> Bound | NotApplicable:
               "scale2": found.kernel.scale}
     return rdp_bound("BBGG-E2", {**params, "mechanism": found.mechanism, "kernel": found.kernel},
                      _curve(iterated_laplace_rdp, **params))
+
+
+@theorem("BBGG-E2r")
+def e2r(subject: Any) -> Bound | NotApplicable:
+    """BBGG-E2r: Gaussian or Laplace noise then r Gaussian/Laplace kernels: min over splits of the shift.
+
+    R_alpha <= min over s_0 + … + s_r = Delta of Σ_i R_alpha(s_i + Z_i || Z_i) (BBGG-T2 with a translation coupling
+    at every step, by induction); the mechanism's noise is Z_0. Any order and mix of GaussianKernel and
+    LaplaceKernel (``K ** r``, ``K1 >> K2 >> …``); r = 1 is BBGG-E2 (Laplace) or BBGG-E1 (Gaussian). Solved
+    by `markovdp.guarantees.shift_reduction.shift_reduction_rdp` (convex; rounded upward).
+    """
+    mechanism = getattr(subject, "mechanism", None)
+    wanted = GaussianMechanism if isinstance(mechanism, GaussianMechanism) else LaplaceMechanism
+    found = _pipeline(subject, "BBGG-E2r", wanted, "a chain of GaussianKernel/LaplaceKernel")
+    if isinstance(found, NotApplicable):
+        return found
+    mech = found.mechanism
+    noises = [("gaussian", mech.sigma, 1) if isinstance(mech, GaussianMechanism) else ("laplace", mech.scale, 1)]
+    for op, count in _steps(found.kernel):
+        if isinstance(op, GaussianKernel):
+            noises.append(("gaussian", op.sigma, count))
+        elif isinstance(op, LaplaceKernel):
+            noises.append(("laplace", op.scale, count))
+        else:
+            return NotApplicable("BBGG-E2r", f"BBGG-E2r needs a chain of GaussianKernel and LaplaceKernel; "
+                                             f"got {type(op).__name__}.")
+    params = {"sensitivity": mech.sensitivity, "noises": tuple(noises)}
+    return rdp_bound("BBGG-E2r", {**params, "r": sum(count for _, _, count in noises[1:]), "mechanism": mech,
+                                  "kernel": found.kernel}, _curve(shift_reduction_rdp, **params))
 
 
 @theorem("BBGG-E3")

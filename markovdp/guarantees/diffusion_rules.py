@@ -9,7 +9,9 @@ the classes inside the rules, so this module imports nothing but the core.
 - BBGG-BM: Brownian motion, Lambda(t) = Delta²/(4t) (the Brownian example of BBGG-T6; its own ID).
 - BBGG-T6: the numerical route (`semigroup_intrinsic_sensitivity`) for a semigroup with ``log_density`` and
   ``carre_du_champ`` (Brownian motion and OU decline: BBGG-BM / BBGG-C7 give the exact value),
-  computed at certify time (a failure of the route is NotApplicable with its reason) and raised by its error bound.
+  computed at certify time (a failure of the route is NotApplicable with its reason) and raised by its error bound;
+  for a one-dimensional `DiffusionSemigroup` without those hooks, BBGG-T6-1D (spectral grids of the SDE's generator,
+  `markovdp.diffusions.spectral_1d`, raised by the measured grid error).
 - BBGG-C7: the Ornstein–Uhlenbeck closed form, tight.
 """
 
@@ -23,6 +25,7 @@ from numpy.typing import NDArray
 
 from ..diffusions.base import Semigroup
 from ..diffusions.brownian import BrownianSemigroup
+from ..diffusions.general import DiffusionSemigroup
 from ..diffusions.ornstein_uhlenbeck import OrnsteinUhlenbeckSemigroup
 from ..mechanisms.base import PostProcessed
 from ..mechanisms.diffusion import DiffusionMechanism
@@ -128,6 +131,8 @@ def t6(subject: Any) -> Bound | NotApplicable:
         return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) is not needed: BBGG-BM / BBGG-C7 give the exact "
                                         f"intrinsic sensitivity of a {type(semigroup).__name__}.")
     missing = [hook for hook in NEEDED_HOOKS if not semigroup.provides(hook)]
+    if missing and isinstance(semigroup, DiffusionSemigroup) and semigroup.sde.dim == 1:
+        return _t6_spectral_1d(mechanism)
     if missing:
         return NotApplicable("BBGG-T6", f"BBGG-T6 (numerical) needs the semigroup methods {', '.join(NEEDED_HOOKS)}; "
                                         f"{type(semigroup).__name__} lacks {', '.join(missing)} (see "
@@ -152,6 +157,25 @@ def t6(subject: Any) -> Bound | NotApplicable:
                                         f"{mechanism.t!r}, sensitivity {mechanism.sensitivity!r}: {exc}")
     return rdp_bound("BBGG-T6", _inputs(mechanism, route="numerical", pairs=len(pairs), intrinsic_sensitivity=lam),
                      linear_rdp_curve(lambda: lam))
+
+
+def _t6_spectral_1d(mechanism: Any) -> Bound | NotApplicable:
+    """BBGG-T6-1D: Lambda(t) of a one-dimensional `DiffusionSemigroup` from its SDE's coefficients (spectral grids,
+    `markovdp.diffusions.spectral_1d`), the measured grid error included; NotApplicable with the reason where the
+    SDE fails Assumption 1 (pi not normalisable, an attracting boundary, v = 0) or the grids do not converge."""
+    from ..diffusions.spectral_1d import spectral_intrinsic_sensitivity
+
+    try:
+        found = spectral_intrinsic_sensitivity(mechanism.semigroup.sde, mechanism.sensitivity, mechanism.t)
+    except ValueError as exc:
+        return NotApplicable("BBGG-T6", f"BBGG-T6 (BBGG-T6-1D, spectral grids of the SDE) does not apply at t = "
+                                        f"{mechanism.t!r}, sensitivity {mechanism.sensitivity!r}: {exc}")
+    lam = found.value
+    inputs = _inputs(mechanism, route="spectral-1d", intrinsic_sensitivity=lam, grid_estimate=found.estimate,
+                     grid_error=found.grid_error, quadrature_error=found.quadrature_error, grid_nodes=found.levels,
+                     convergence_ratio=found.ratio, worst_pair=found.pair, window=found.window,
+                     invariant_mass_outside=found.outside_mass, query_range=found.query, pairs=found.pairs)
+    return rdp_bound("BBGG-T6", inputs, linear_rdp_curve(lambda: lam))
 
 
 @theorem("BBGG-C7")

@@ -82,7 +82,8 @@ def renyi_profile(mechanism: Mechanism, alpha: ArrayLike) -> float | NDArray[np.
     """
     pairs = exact_pairs(mechanism, "Rényi profile")
     if type(alpha) is np.ndarray and alpha.dtype == np.float64 and alpha.ndim == 1 and alpha.size:  # the common call:
-        if np.minimum.reduce(alpha) > 1.0:  # checked in one pass (NaN fails the test; inf is allowed)
+        # checked in one pass (NaN fails the test; inf is allowed); a few orders in Python, without a numpy call
+        if (all(map((1.0).__lt__, alpha.tolist())) if alpha.size <= 16 else np.minimum.reduce(alpha) > 1.0):
             return pairs_renyi(pairs, alpha.copy()) + 0.0
     alpha_arr = np.asarray(check_order("alpha", alpha), dtype=np.float64)
     values = pairs_renyi(pairs, np.atleast_1d(alpha_arr).ravel()).reshape(alpha_arr.shape) + 0.0

@@ -22,10 +22,10 @@ from .._dispatch import KindRegistry
 from .._profiles import invert_profile, pure_epsilon, rounded_up
 from ..divergences.exact import hockey_stick, renyi
 from ..divergences.exact.finite import (
+    RenyiRows,
     hockey_stick_finite_pairs,
     hockey_stick_finite_worst,
     renyi_finite_rows,
-    renyi_finite_worst,
 )
 from ..divergences.exact.gaussian import RENYI_ROUNDING, compiled_ratio, gauss_hockey_stick, normal_ratio
 from ..mechanisms.canonical import BlackBoxPairs, CanonicalPairs, dominating_pair_curve
@@ -133,10 +133,28 @@ def _rows_argmax(pairs: RowPairs, eps: float) -> int:
 
 @RENYI.register(RowPairs)
 def _rows_renyi(pairs: RowPairs, alpha: Array) -> Array:
-    out = np.array(renyi_finite_worst(pairs.matrix, pairs.index, alpha, all_pairs=pairs.all_pairs), dtype=np.float64)
-    if np.isinf(alpha).any():  # R_inf is the pure-DP eps: rounded up exactly, never below the truth
-        out[np.isinf(alpha)] = _rows_pure_epsilon(pairs)
-    return out
+    # R_inf is the pure-DP eps: rounded up exactly, never below the truth
+    return _renyi_rows(pairs).worst(alpha, lambda: _rows_pure_epsilon(pairs))
+
+
+#: `_renyi_rows` keeps the alpha-independent work on pair sets of up to this many matrix entries (the logs double
+#: the matrix's memory; past this size that work is small beside the matrix products).
+_KEEP_RENYI_ROWS = 2**22
+
+
+def _renyi_rows(pairs: RowPairs) -> RenyiRows:
+    """`RenyiRows` of the pair set: the logs of the rows and the support check, once (`renyi_finite_worst`).
+
+    Kept in the pair's ``__dict__`` (as `_normal_ratio` keeps D/s): the pair set is frozen, its matrix and index are
+    read-only arrays it owns, and a mechanism hands out the same pair set on every call.
+    """
+    cache = pairs.__dict__
+    rows = cache.get("_renyi_rows")
+    if rows is None:
+        rows = RenyiRows(pairs.matrix, pairs.index, all_pairs=pairs.all_pairs)
+        if pairs.matrix.size <= _KEEP_RENYI_ROWS:
+            cache["_renyi_rows"] = rows
+    return rows
 
 
 def _rows_pure_epsilon(pairs: RowPairs) -> float:

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable
 from importlib.metadata import entry_points
 from typing import Any
 
+from .._dispatch import note_theorems
 from ..mechanisms.base import Mechanism
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 
@@ -30,7 +31,8 @@ def theorem(theorem_id: str, *, replace: bool = False) -> Callable[[Rule], Rule]
 
     A rule may only use a fact that has a THEORY ID; a tighter variant of a rule is a new rule with its own ID.
     Registering a taken ID is an error unless ``replace=True`` (e.g. re-running a notebook cell), which keeps
-    the rule's place in the order.
+    the rule's place in the order, or unless the new rule has the taken one's module and qualified name: the same
+    definition run again (a module reloaded, as dask's ``Client.upload_file`` does on the scheduler) replaces it.
     """
     if not isinstance(theorem_id, str) or not theorem_id:
         raise TypeError(f"`theorem_id` must be a non-empty THEORY ID string; got {theorem_id!r}.")
@@ -38,13 +40,18 @@ def theorem(theorem_id: str, *, replace: bool = False) -> Callable[[Rule], Rule]
     def register(rule: Rule) -> Rule:
         if not callable(rule):
             raise TypeError(f"`@theorem({theorem_id!r})` must decorate a function; got {rule!r}.")
-        if theorem_id in _RULES and _RULES[theorem_id] is not rule and not replace:
+        taken = _RULES.get(theorem_id)
+        if taken is not None and taken is not rule and not replace and _name(taken) != _name(rule):
             raise ValueError(f"`theorem_id` {theorem_id!r} is already registered "
                              f"(pass replace=True to replace it, or unregister({theorem_id!r}) first).")
         _RULES[theorem_id] = rule
         return rule
 
     return register
+
+
+def _name(rule: Rule) -> tuple[str, str]:
+    return getattr(rule, "__module__", None) or "", getattr(rule, "__qualname__", None) or repr(rule)
 
 
 def unregister(theorem_id: str) -> None:
@@ -58,6 +65,12 @@ def registered_theorems() -> tuple[str, ...]:
     """The IDs of every registered rule, in registration order."""
     load_plugins()
     return tuple(_RULES)
+
+
+def registered_rules() -> dict[str, Rule]:
+    """THEORY ID → its rule function, in registration order (what `certify` runs by default)."""
+    load_plugins()
+    return dict(_RULES)
 
 
 def load_plugins() -> None:
@@ -145,6 +158,7 @@ def certify(subject: Any, require: bool = False, *, rules: Iterable[str] | None 
     if not isinstance(subject, Mechanism):
         raise TypeError(f"`subject` must be a Mechanism or a pipeline `M >> K`; got {type(subject).__name__}.")
     load_plugins()
+    note_theorems(_RULES)  # what a sweep task used: compared with the process that sent it (markovdp.sweeps)
     candidates = {tid: _run(tid, rule, subject) for tid, rule in _selected(rules).items()}
     cert = Certificate(subject, candidates)
     if require and not cert.bounds:

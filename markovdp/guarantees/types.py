@@ -33,6 +33,21 @@ def evaluate_curve(curve: Curve, eps: NDArray[np.float64]) -> NDArray[np.float64
     return np.clip(values, 0.0, 1.0).reshape(np.shape(eps))
 
 
+#: The ID of the rule whose curve is the exact profile (STD-Exact; registered in `exact_rule`).
+EXACT_ID = "EXACT"
+
+
+def tightness(exact: float, bound: float) -> float:
+    """exact / bound (STD-Exact), in [0, 1] for a sound bound: 1 where the bound is attained (also 0/0 and
+    inf/inf), 0 where the bound is vacuous (inf) and the exact value is not; above 1 (inf for a bound of 0) where
+    a bound is below the exact value, i.e. unsound."""
+    if exact == bound:
+        return 1.0
+    if bound == 0.0:
+        return math.inf
+    return 0.0 if math.isinf(bound) else exact / bound
+
+
 #: The eps (nats) and delta at which `Certificate.summary` / `to_dict` tabulate every rule by default.
 SUMMARY_EPS = (0.1, 0.5, 1.0, 2.0)
 SUMMARY_DELTA = 1e-5
@@ -68,12 +83,15 @@ class Bound:
 
     `theorem` is a THEORY ID (e.g. "BBGG-T1.3"); `inputs` records what the theorem was applied to
     (coefficients, the mechanism, …). `renyi(alpha)` is inf where the theorem says nothing about RDP.
+    `epsilon_curve` (optional) is the theorem's own inverse delta ↦ eps (e.g. a closed form); `epsilon` lifts
+    its answer by ulps until `delta_curve` there is <= delta (`rounded_up`), so it stays on the safe side.
     """
 
     theorem: str
     inputs: Mapping[str, Any]
     delta_curve: Curve = field(repr=False)
     renyi_curve: Curve | None = field(default=None, repr=False)
+    epsilon_curve: Callable[[float], float] | None = field(default=None, repr=False)
 
     def __repr__(self) -> str:
         """``Bound('BBGG-T1.1', dobrushin=0.7)``: the theorem and its scalar inputs (no matrices, no mechanisms)."""
@@ -93,6 +111,8 @@ class Bound:
         delta there is exactly 0 (`rounded_up`).
         """
         target = float(check_probability("delta", delta))
+        if self.epsilon_curve is not None:
+            return rounded_up(float(self.epsilon_curve(target)), lambda e: float(self.delta(e)), target)
         if target == 0.0 and self.renyi_curve is not None:
             return rounded_up(float(self.renyi(np.inf)), lambda e: float(self.delta(e)))
         return invert_profile(lambda e: float(self.delta(e)), target)
@@ -129,7 +149,7 @@ class Certificate:
     def __repr__(self) -> str:
         applies = [k for k, c in self.candidates.items() if isinstance(c, Bound)]
         other = [k for k in self.candidates if k not in applies]
-        return f"Certificate({_short(repr(self.subject))}; bounds: {applies}; not applicable: {other})"
+        return f"Certificate({_short(repr(self.subject))}; bounds: {applies}; not applicable: {len(other)} rules)"
 
     def __str__(self) -> str:
         return self.summary()
@@ -180,25 +200,41 @@ class Certificate:
         """Why each non-applicable rule does not apply."""
         return {k: c.reason for k, c in self.candidates.items() if isinstance(c, NotApplicable)}
 
+    @property
+    def exact(self) -> Bound | None:
+        """The candidate of the rule EXACT (STD-Exact: the exact profile) if it applies, else None."""
+        found = self.candidates.get(EXACT_ID)
+        return found if isinstance(found, Bound) else None
+
     def to_dict(self, eps: Sequence[float] = SUMMARY_EPS, delta: float = SUMMARY_DELTA) -> dict[str, Any]:
         """Plain values (floats, strings, lists, dicts; JSON-serialisable) of every rule at `eps` and `delta`.
 
         ``{"subject", "eps", "delta", "best": {"delta", "theorem", "epsilon", "epsilon_theorem"},
-        "rules": [{"theorem", "applies", "delta", "epsilon", "inputs", "reason"}, ...]}``: ``rules`` in
-        registration order; ``delta`` / ``epsilon`` are None for a rule that does not apply, ``inputs`` its
-        scalar inputs, ``reason`` why it does not apply (None if it does). An eps that no rule certifies at
-        `delta` is ``inf`` (Python's ``json`` writes and reads it as ``Infinity``).
+        "exact": {"delta", "epsilon"} or None,
+        "rules": [{"theorem", "applies", "delta", "epsilon", "tightness", "inputs", "reason"}, ...]}``: ``rules``
+        in registration order; ``delta`` / ``epsilon`` are None for a rule that does not apply, ``inputs`` its
+        scalar inputs, ``reason`` why it does not apply (None if it does). Where the rule EXACT applies (STD-Exact),
+        ``exact`` holds its values and each applicable rule's ``tightness`` is ``{"delta": exact / bound at each
+        eps, "epsilon": exact eps / bound eps at `delta`}`` (`tightness`; 1 = the bound is attained), else None.
+        An eps that no rule certifies at `delta` is ``inf`` (Python's ``json`` writes and reads it as ``Infinity``).
         """
         eps_list = [float(e) for e in np.atleast_1d(np.asarray(check_eps("eps", eps, allow_inf=True),
                                                                 dtype=np.float64)).ravel()]
         target = float(check_probability("delta", delta))
+        exact_bound = self.exact
+        exact = None if exact_bound is None else {"delta": [float(exact_bound.delta(e)) for e in eps_list],
+                                                  "epsilon": float(exact_bound.epsilon(target))}
         rules = []
         for tid, cand in self.candidates.items():
             applies = isinstance(cand, Bound)
+            values = [float(cand.delta(e)) for e in eps_list] if applies else None
+            epsilon = float(cand.epsilon(target)) if applies else None
+            ratio = None
+            if applies and exact is not None:
+                ratio = {"delta": [tightness(x, b) for x, b in zip(exact["delta"], values, strict=True)],
+                         "epsilon": tightness(exact["epsilon"], epsilon)}
             rules.append({
-                "theorem": tid, "applies": applies,
-                "delta": [float(cand.delta(e)) for e in eps_list] if applies else None,
-                "epsilon": float(cand.epsilon(target)) if applies else None,
+                "theorem": tid, "applies": applies, "delta": values, "epsilon": epsilon, "tightness": ratio,
                 "inputs": scalar_inputs(cand.inputs) if applies else {},
                 "reason": None if applies else cand.reason,
             })
@@ -212,15 +248,17 @@ class Certificate:
                      "theorem": [w.theorem if w is not None else None for w in winners],
                      "epsilon": float(epsilons[at_delta]) if at_delta is not None else math.inf,
                      "epsilon_theorem": bounds[at_delta].theorem if at_delta is not None else None},
+            "exact": exact,
             "rules": rules,
         }
 
     def summary(self, eps: Sequence[float] = SUMMARY_EPS, delta: float = SUMMARY_DELTA) -> str:
         """A short text table of the rules that apply: delta at each `eps`, eps at `delta` and the rule's
         scalar inputs, ``*`` marking the winner at each point; then one line naming the rules that do not
-        apply (`reasons` says why).
+        apply (`reasons` says why). Where the rule EXACT applies (STD-Exact), every other rule's value is
+        followed by its tightness in parentheses: exact / bound (1 = attained; for eps: exact eps / bound eps).
 
-        ``print(cert)`` prints ``cert.summary()``. eps in nats; 4 significant digits.
+        ``print(cert)`` prints ``cert.summary()``. eps in nats; 4 significant digits (tightness: 3).
         """
         data = self.to_dict(eps, delta)
         best = data["best"]
@@ -230,10 +268,16 @@ class Certificate:
         for rule in (r for r in data["rules"] if r["applies"]):
             tid = rule["theorem"]
             values = [*rule["delta"], rule["epsilon"]]
-            table.append([tid, *(_num(v) + ("*" if w == tid else "") for v, w in zip(values, winners, strict=True))])
+            ratio = rule["tightness"]
+            shown = [*ratio["delta"], ratio["epsilon"]] if ratio is not None and tid != EXACT_ID else None
+            table.append([tid, *(_num(v) + ("*" if w == tid else "") + (f" ({t:.3g})" if shown else "")
+                                 for v, w, t in zip(values, winners, shown or values, strict=True))])
             notes.append(", ".join(f"{k}={_num(v) if isinstance(v, float) else v}" for k, v in rule["inputs"].items()))
         table.append(["best", *(_num(v) for v in [*best["delta"], best["epsilon"]])])
-        notes.append("* = the winning rule at that point" if len(table) > 2 else "no rule applies (delta 1.0)")
+        note = "* = the winning rule at that point" if len(table) > 2 else "no rule applies (delta 1.0)"
+        if data["exact"] is not None:
+            note += f"; (t) = tightness {EXACT_ID} / rule"
+        notes.append(note)
         widths = [max(len(row[c]) for row in table) for c in range(len(header))]
         lines = ["  ".join(cell.ljust(w) for cell, w in zip([*row, note], [*widths, 0], strict=True)).rstrip()
                  for row, note in zip(table, notes, strict=True)]

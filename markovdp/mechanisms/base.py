@@ -121,6 +121,11 @@ class Mechanism(abc.ABC):
     def sample(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
         """One draw of M(D_i) for each query value value_i (vectorised)."""
 
+    def sample_outputs(self, value: ArrayLike, *, rng: RNGLike = None) -> NDArray[Any]:
+        """One draw of M(D_i) per query value as points of `output_space` (what a kernel on it reads): `sample`,
+        unless the mechanism's reports are encoded otherwise (a frequency oracle's bitmaps)."""
+        return self.sample(value, rng=rng)
+
     def dominating_pairs(self) -> PairSet:
         """Pairs (mu, nu) of output laws whose max divergence is the sup over neighbours, for every divergence
         with data processing (a `PairSet`). NotImplementedError where none is known."""
@@ -216,7 +221,7 @@ class PostProcessed(Mechanism):
         from .._random import as_generator
 
         gen = as_generator(rng)
-        return self.kernel.sample(self.mechanism.sample(value, rng=gen), rng=gen)
+        return self.kernel.sample(self.mechanism.sample_outputs(value, rng=gen), rng=gen)
 
     def __repr__(self) -> str:
         return f"{self.mechanism!r} >> {self.kernel!r}"

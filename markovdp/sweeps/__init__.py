@@ -6,6 +6,8 @@
 - `checkpoint`: finished batches on disk with a sha256 per file, so an interrupted sweep resumes.
 - `dataset`: the result schema; `verdict`: the soundness verdict of one grid point.
 - seeds as addresses: `task_seed(root, point, batch)`, `point_key` (DESIGN §7).
+- `extensions`: what a task used from the registries where it ran, compared with this process
+  (`MissingExtension`: docs/extending.md).
 - `atomic`: `atomic_write`, the one way a file is written; `provenance`: version, commit, creation time.
 """
 
@@ -26,6 +28,7 @@ from .executors import (
     open_executor,
     worker_count,
 )
+from .extensions import MissingExtension
 from .lock import OutLocked, out_lock
 from .plan import SweepPlan, plan_sweep
 from .provenance import git_commit, markovdp_version
@@ -42,6 +45,7 @@ __all__ = [
     "CheckpointStore",
     "CheckpointsExist",
     "EstimateLike",
+    "MissingExtension",
     "OutLocked",
     "SchedulerLost",
     "SchedulerUnreachable",

@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from .checkpoint import CheckpointStore
 from .executors import WorkerLost, worker_count
+from .extensions import ExtensionCheck, MissingExtension, modules_needed, not_importable, unimportable
 from .plan import SweepPlan
 from .tasks import EvaluateChunk, run_chunk
 
@@ -60,6 +61,17 @@ def completed(executor: cf.Executor, fn: Callable[[Any], Any], items: Sequence[A
             future.cancel()
 
 
+def _preflight(executor: Any, task: Any, scenario: Any) -> None:
+    """Raise `MissingExtension` if the scheduler or a worker cannot import a module that unpickling `task` needs."""
+    needed = modules_needed(task)
+    try:
+        missing = executor.missing_modules(needed)
+    except Exception:  # noqa: BLE001  (the question itself failed, e.g. a worker closing: each task still reports)
+        return
+    if missing:
+        raise not_importable(missing, scenario)
+
+
 def execute(
     scenario: Any,
     plan: SweepPlan,
@@ -72,6 +84,8 @@ def execute(
 ) -> list[dict[str, Any]]:
     """Evaluate every point and simulate every (point, batch) task not yet in `counts` (filled in place).
 
+    What each chunk used from the registries where it ran is checked first (`ExtensionCheck`: a rule or
+    registration this process has and the workers lack is a `MissingExtension`, as is a module they cannot import).
     Each finished simulate chunk is checkpointed in `store` before the next result is taken. Returns the
     checked evaluations in point order. ``progress(done, total)`` counts one task per point evaluation
     and per (point, batch); its first call reports the batches already in `counts` (reused).
@@ -85,9 +99,14 @@ def execute(
     if progress is not None:
         progress(done, total)
     evaluations: list[dict[str, Any] | None] = [None] * n_points
-    results = completed(executor, functools.partial(run_chunk, scenario), items, window=2 * workers)
+    task = functools.partial(run_chunk, scenario)
+    if hasattr(executor, "missing_modules"):  # a cluster: can its scheduler and workers unpickle a task?
+        _preflight(executor, task, scenario)
+    results = completed(executor, task, items, window=2 * workers)
+    check = ExtensionCheck(scenario)
     try:
-        for index, result in results:
+        for index, (result, used) in results:
+            check(used)
             if isinstance(items[index], EvaluateChunk):
                 for i, values in result:
                     evaluations[i] = values
@@ -99,6 +118,16 @@ def execute(
             done += len(result)
             if progress is not None:
                 progress(done, total)
+    except Exception as exc:  # a task's error: first, did it lack a rule or a module that this process has?
+        used = getattr(exc, "markovdp_used", None)
+        if used is not None:
+            try:
+                check(used)
+            except MissingExtension as missing:
+                raise missing from exc
+        if isinstance(exc, ModuleNotFoundError):  # raised where the task ran: a module of the scenario is not there
+            raise unimportable(exc, scenario) from exc
+        raise
     finally:
         # An exception here (an interrupt, a failing progress callback) cancels the rest at once,
         # not whenever the traceback that holds this frame is freed.

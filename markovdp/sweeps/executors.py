@@ -24,13 +24,14 @@ from __future__ import annotations
 import concurrent.futures as cf
 import contextlib
 import functools
+import importlib.util
 import logging
 import multiprocessing
 import os
 import re
 import signal
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from .._validation import check_positive
@@ -162,6 +163,18 @@ class DaskExecutor(cf.Executor):
                                  f"scheduler gave it up after {getattr(exc, 'allowed_failures', '?')} retries")
             future.set_exception(exc)
 
+    def missing_modules(self, modules: Iterable[str]) -> dict[str, list[str]]:
+        """Module → the places ("the scheduler", worker addresses) that cannot import it (unpickling a task
+        needs the module on the scheduler and on the worker that runs it)."""
+        names = sorted(set(modules))
+        places = {"the scheduler": self.client.run_on_scheduler(unimportable_here, names),
+                  **{f"worker {w}": found for w, found in self.client.run(unimportable_here, names).items()}}
+        missing: dict[str, list[str]] = {}
+        for place, found in places.items():
+            for name in found:
+                missing.setdefault(name, []).append(place)
+        return missing
+
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
         """Stop accepting tasks; cancel the unfinished ones unless `wait` (then wait for them)."""
         with self._lock:
@@ -176,6 +189,11 @@ class DaskExecutor(cf.Executor):
             wait_for(tasks)
         elif tasks:
             self.client.cancel(tasks)
+
+
+def unimportable_here(modules: list[str]) -> list[str]:
+    """The modules in `modules` that this process cannot import (run on the scheduler and the workers)."""
+    return [name for name in modules if importlib.util.find_spec(name) is None]
 
 
 def check_scheduler(name: str, scheduler: str) -> None:

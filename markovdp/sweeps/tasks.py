@@ -7,6 +7,7 @@ chunk returns depends on its tasks alone, never on where or with which other tas
 
 from __future__ import annotations
 
+import contextlib
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -15,6 +16,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from .._dispatch import recording
 from .._random import canonical_repr, task_seed
 
 __all__ = ["EvaluateChunk", "SimulateChunk", "run_chunk", "where"]
@@ -50,9 +52,19 @@ class SimulateChunk:
         return out
 
 
-def run_chunk(scenario: Any, chunk: EvaluateChunk | SimulateChunk) -> list[Any]:
-    """Run one chunk for `scenario` (the function submitted to the executor)."""
-    return chunk.run(scenario)
+def run_chunk(scenario: Any, chunk: EvaluateChunk | SimulateChunk) -> tuple[list[Any], tuple[dict[Any, str],
+                                                                                              dict[str, str]]]:
+    """Run one chunk for `scenario` (the function submitted to the executor): its rows, and what it used from the
+    registries where it ran (lookups, theorem rules: `markovdp._dispatch.Used`), for `sweeps.extensions` to check;
+    an exception it raises carries them as ``markovdp_used``."""
+    with recording() as used:
+        try:
+            rows = chunk.run(scenario)
+        except Exception as exc:  # a missing rule often fails here first: the sender checks before it reports
+            with contextlib.suppress(AttributeError):
+                exc.markovdp_used = (used.lookups, used.theorems)  # type: ignore[attr-defined]  # pickles along
+            raise
+    return rows, (used.lookups, used.theorems)
 
 
 def _as_float(scenario: Any, point: Mapping[str, Any], what: str, value: Any) -> float:

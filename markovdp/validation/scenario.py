@@ -27,8 +27,8 @@ from numpy.typing import NDArray
 
 from ..divergences.estimate import Estimate, estimate_hockey_stick_from_counts, estimate_renyi_from_counts
 from ..guarantees.exact import privacy_profile, renyi_profile, worst_pair
-from ..guarantees.registry import certify
-from ..guarantees.types import Bound
+from ..guarantees.registry import certify, registered_theorems
+from ..guarantees.types import EXACT_ID, Bound, Certificate
 from ..spaces import FiniteSpace
 
 TARGETS = ("upper", "equality")
@@ -238,9 +238,17 @@ def _repeated(value: Any, n: int) -> NDArray[Any]:
     return np.broadcast_to(arr.astype(dtype), (n,) + arr.shape).copy()
 
 
+def theorem_certificate(subject: Any) -> Certificate:
+    """certify(subject) with every registered rule but EXACT (STD-Exact): a scenario holds the *theorems* against
+    the exact value, which it computes on its own (the ``exact`` variable); with EXACT among the candidates every
+    bound would be the exact value itself."""
+    return certify(subject, rules=[tid for tid in registered_theorems() if tid != EXACT_ID])
+
+
 def certified_delta(subject: Any, eps: float) -> tuple[float, str, dict[str, float]]:
-    """certify(subject) at eps: (best delta, winning THEORY ID, every rule's delta — NaN if not applicable)."""
-    cert = certify(subject)
+    """The theorems' certificate of `subject` at eps (`theorem_certificate`: every rule but EXACT): (best delta,
+    winning THEORY ID, every rule's delta — NaN if not applicable)."""
+    cert = theorem_certificate(subject)
     candidates = {tid: (float(c.delta(eps)) if isinstance(c, Bound) else math.nan)
                   for tid, c in cert.candidates.items()}
     best = cert.best(eps=eps)
@@ -248,9 +256,9 @@ def certified_delta(subject: Any, eps: float) -> tuple[float, str, dict[str, flo
 
 
 def certified_renyi(subject: Any, alpha: float) -> tuple[float, str, dict[str, float]]:
-    """certify(subject) at order alpha: (best R_alpha bound, winning THEORY ID, every rule's bound — NaN if not
-    applicable; inf where a rule says nothing about RDP)."""
-    cert = certify(subject)
+    """The theorems' certificate of `subject` at order alpha (every rule but EXACT): (best R_alpha bound, winning
+    THEORY ID, every rule's bound — NaN if not applicable; inf where a rule says nothing about RDP)."""
+    cert = theorem_certificate(subject)
     candidates = {tid: (float(c.renyi(alpha)) if isinstance(c, Bound) else math.nan)
                   for tid, c in cert.candidates.items()}
     best = cert.best(alpha=alpha)

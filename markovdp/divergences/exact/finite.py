@@ -6,7 +6,8 @@ Also the atomic vs absolutely continuous pairs, which are mutually singular. THE
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from functools import cached_property
 from typing import Any
 
@@ -214,15 +215,16 @@ def renyi_finite_pairs(matrix: Array, index: NDArray[np.int64], alpha: Array) ->
     i, j = gram.inverse
     for n in np.flatnonzero(np.isinf(alpha)):
         out[n] = gram.max_log_ratio()[i, j]
-    for n, s, shift_l, shift_r in gram.products(alpha):
-        s = s[i, j]
-        with np.errstate(divide="ignore"):
-            log_sum = np.log(s) + shift_l[i] + shift_r[j]
-        out[n] = log_sum / (alpha[n] - 1.0)
-        by_rows = (s < _NORMAL_PRODUCT) | (log_sum < _GRAM_MIN_LOG_SUM)
-        if gram.singular is not None:
-            by_rows &= ~gram.singular[i, j]
-        out[n, by_rows] = _renyi_rows_of(matrix, index[by_rows], alpha[n])
+    for orders, products, shifts_l, shifts_r in gram.products(alpha):
+        for n, s, shift_l, shift_r in zip(orders, products, shifts_l, shifts_r, strict=True):
+            s = s[i, j]
+            with np.errstate(divide="ignore"):
+                log_sum = np.log(s) + shift_l[i] + shift_r[j]
+            out[n] = log_sum / (alpha[n] - 1.0)
+            by_rows = (s < _NORMAL_PRODUCT) | (log_sum < _GRAM_MIN_LOG_SUM)
+            if gram.singular is not None:
+                by_rows &= ~gram.singular[i, j]
+            out[n, by_rows] = _renyi_rows_of(matrix, index[by_rows], alpha[n])
     if gram.singular is not None:
         out[:, gram.singular[i, j]] = math.inf
     return out
@@ -234,33 +236,84 @@ def renyi_finite_worst(matrix: Array, index: NDArray[np.int64], alpha: Array, *,
     The values of `renyi_finite_pairs`, entry by entry the same arithmetic, so the same max; taken over the
     matrix product in place (no gather of the pairs), and divided by alpha − 1 once, after the max (a division
     by a positive number keeps the order of doubles). `all_pairs`: `index` is every ordered pair of distinct rows
-    (as a `RowPairs` of local DP says), so its structure is known without reading it.
+    (as a `RowPairs` of local DP says), so its structure is known without reading it. A caller that asks again
+    for the same rows keeps a `RenyiRows` instead (its alpha-independent work is done once).
     """
-    matrix, index, alpha = _renyi_arguments(matrix, index, alpha)
-    gram = _Gram.of(matrix, index, all_pairs)
-    if gram is None:
-        return renyi_finite_pairs(matrix, index, alpha).max(axis=1)
-    out = np.empty(alpha.size)
-    if gram.singular is not None and gram.singular[gram.listed].any():  # supp(p_i) ⊄ supp(p_j) for a pair:
-        out[:] = math.inf  # R_alpha = inf at every order
+    return RenyiRows(matrix, index, all_pairs=all_pairs).worst(alpha)
+
+
+def _finite_orders(alpha: Array) -> NDArray[np.int64]:
+    """The indices of the finite orders of a 1-D `alpha`."""
+    if alpha.size < len(_RANGES) and not any(map(math.isinf, alpha.tolist())):  # a few orders: no numpy call
+        return _RANGES[alpha.size]
+    return np.flatnonzero(~np.isinf(alpha))
+
+
+#: arange(n) for the usual few orders (read-only).
+_RANGES = tuple(readonly(np.arange(n)) for n in range(17))
+
+
+class RenyiRows:
+    """The alpha-independent work of `renyi_finite_worst` for one matrix and index, done once: the logs of the rows,
+    their extremes, the support check (`_Gram`). The arrays it is given must not change afterwards (a `RowPairs`
+    holds read-only copies that nothing writes)."""
+
+    def __init__(self, matrix: Array, index: NDArray[np.int64], *, all_pairs: bool = False) -> None:
+        self.matrix, self.index, _ = _renyi_arguments(matrix, index, np.empty(0))
+        self.all_pairs = all_pairs
+        self.gram = _Gram.of(self.matrix, self.index, all_pairs)
+        gram = self.gram
+        #: supp(p_i) ⊄ supp(p_j) for a pair: R_alpha = inf at every order
+        self.singular = gram is not None and gram.singular is not None and bool(gram.singular[gram.listed].any())
+
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickled as its arguments (a pair set that keeps it travels to dask workers): the logs are recomputed
+        there, and the per-thread scratch arrays cannot be pickled."""
+        return {"matrix": self.matrix, "index": self.index, "all_pairs": self.all_pairs}
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        self.__init__(state["matrix"], state["index"], all_pairs=state["all_pairs"])  # type: ignore[misc]
+
+    def worst(self, alpha: Array, r_inf: Callable[[], float] | None = None) -> Array:
+        """`renyi_finite_worst` at the orders `alpha` (1-D, in (1, inf]); at alpha = inf ``r_inf()`` if given."""
+        alpha = np.atleast_1d(np.asarray(alpha, dtype=np.float64))
+        gram = self.gram
+        if gram is None or self.singular:
+            out = renyi_finite_pairs(self.matrix, self.index, alpha).max(axis=1) if gram is None \
+                else np.full(alpha.size, math.inf)
+            if r_inf is not None and np.isinf(alpha).any():
+                out[np.isinf(alpha)] = r_inf()
+            return out
+        out = np.empty(alpha.size)
+        finite = _finite_orders(alpha)
+        if finite.size < alpha.size and r_inf is not None:
+            out[np.isinf(alpha)] = r_inf()
+        elif finite.size < alpha.size:
+            for n in np.flatnonzero(np.isinf(alpha)):
+                worst = gram.max_log_ratio()
+                worst[gram.unlisted] = -np.inf
+                out[n] = worst.max()
+        candidates = self.matrix.shape[1] < _CANDIDATES_MAX_OUTCOMES
+        log_scale = 700.0 + math.log(self.matrix.shape[1])  # |log s| <= 645 (s >= 1e-280) or log m
+        for orders, s, shift_l, shift_r in gram.products(alpha, finite):
+            undecided = orders
+            if candidates:  # the log-sums of the entries that may attain the max, the same doubles
+                kernels = _kernels()
+                counts, terms = kernels._renyi_candidates_orders(s, shift_l, shift_r, gram.listed,
+                                                                 2.0 * _GRAM_MIN_LOG_SUM, _NORMAL_PRODUCT, log_scale)
+                if terms.shape[1]:  # terms: s[u, v], shift_l[u], shift_r[v] of the decided orders in turn
+                    if not kernels._renyi_candidates_max(np.log(terms[0]), terms, counts, orders, alpha, out):
+                        continue  # every order of the block decided
+                    undecided = orders[counts == 0]
+            for n in undecided:
+                o = int(np.searchsorted(orders, n))
+                out[n] = self._full_max(s[o], shift_l[o], shift_r[o], float(alpha[n]))
         return out
-    for n in np.flatnonzero(np.isinf(alpha)):
-        worst = gram.max_log_ratio()
-        worst[gram.unlisted] = -np.inf
-        out[n] = worst.max()
-    candidates = _kernels()._renyi_candidates if matrix.shape[1] < _CANDIDATES_MAX_OUTCOMES else None
-    log_scale = 700.0 + math.log(matrix.shape[1])  # |log s| <= 645 (s >= 1e-280) or log m
-    for n, s, shift_l, shift_r in gram.products(alpha):
-        if candidates is not None:  # the log-sums of the entries that may attain the max, the same doubles
-            u, _, terms = candidates(s, shift_l, shift_r, gram.listed, 2.0 * _GRAM_MIN_LOG_SUM, _NORMAL_PRODUCT,
-                                     log_scale)
-            if 0 < u.size <= 16:  # terms: s[u, v], shift_l[u], shift_r[v]; Python's float sums are numpy's
-                log_s, left, right = np.log(terms[0]).tolist(), terms[1].tolist(), terms[2].tolist()
-                out[n] = max([x + y + z for x, y, z in zip(log_s, left, right, strict=True)]) / (alpha[n] - 1.0)
-                continue
-            if u.size:
-                out[n] = (np.log(terms[0]) + terms[1] + terms[2]).max() / (alpha[n] - 1.0)
-                continue
+
+    def _full_max(self, s: Array, shift_l: Array, shift_r: Array, alpha: float) -> float:
+        """max over the listed entries of log-sum/(alpha − 1) from every entry of the product s (overwritten), the
+        pairs of nearby laws or of a product near underflow summed row by row."""
+        gram = self.gram
         unlisted = gram.unlisted
         s[unlisted] = math.inf  # out of the checks below, and −inf for the max
         tiny = s < _NORMAL_PRODUCT if s.min() < _NORMAL_PRODUCT else None
@@ -275,11 +328,10 @@ def renyi_finite_worst(matrix: Array, index: NDArray[np.int64], alpha: Array, *,
         best = -math.inf
         if by_rows is not None:  # nearby laws or a product near underflow: those pairs summed row by row
             u, v = np.nonzero(by_rows)
-            best = float(_renyi_rows_of(matrix, np.stack([gram.left_rows[u], gram.right_rows[v]], axis=1),
-                                        alpha[n]).max())
+            best = float(_renyi_rows_of(self.matrix, np.stack([gram.left_rows[u], gram.right_rows[v]], axis=1),
+                                        alpha).max())
             log_sum[u, v] = -np.inf
-        out[n] = max(log_sum.max() / (alpha[n] - 1.0), best)
-    return out
+        return max(log_sum.max() / (alpha - 1.0), best)
 
 
 def _renyi_arguments(matrix: Array, index: NDArray[np.int64], alpha: Array) -> tuple[Array, NDArray[np.int64], Array]:
@@ -320,6 +372,11 @@ class _Gram:
         with np.errstate(divide="ignore"):
             self.log_l = np.log(self._rows_l)
             self.log_r = self.log_l if rows_r is self._rows_l else np.log(rows_r)
+        self._top_l = self.log_l.max(axis=1)
+        log_r = self.log_r if self.zeros_r is None else np.where(self.zeros_r, np.inf, self.log_r)
+        self._bottom_r = log_r.min(axis=1)
+        self._zeros_r = _NO_ZEROS if self.zeros_r is None else self.zeros_r
+        self._scratch = threading.local()  # `products`' arrays, reused call after call (one set per thread)
 
     @cached_property
     def support_l(self) -> NDArray[np.bool_]:
@@ -344,22 +401,41 @@ class _Gram:
         listed[left[1], right[1]] = True
         return cls(matrix, left, right, listed)
 
-    def products(self, alpha: Array) -> Iterator[tuple[int, Array, Array, Array]]:
-        """(n, A B^T, a, b) for each finite order alpha[n] (see `renyi_finite_pairs`); A B^T a new (left, right)
-        array. The shifts a = max_y fl(alpha log p_iy) = fl(alpha max_y log p_iy) and b = fl((1 − alpha)
+    def products(self, alpha: Array, finite: NDArray[np.int64] | None = None
+                 ) -> Iterator[tuple[NDArray[np.int64], Array, Array, Array]]:
+        """(orders, A B^T, a, b) for the finite orders alpha[orders] (`finite`: their indices, if known), a block
+        of orders at a time (see `renyi_finite_pairs`): A B^T an (orders, left, right) array, a and b (orders,
+        left) and (orders, right), all three scratch arrays that the next block overwrites.
+        The shifts a = max_y fl(alpha log p_iy) = fl(alpha max_y log p_iy) and b = fl((1 − alpha)
         min_{y: p_jy > 0} log p_jy): rounding keeps order (alpha > 1), so the extremes of the rows, read once,
         give the same doubles as the extremes of each order's exponents."""
-        top_l = self.log_l.max(axis=1)
-        bottom_r = (self.log_r if self.zeros_r is None else np.where(self.zeros_r, np.inf, self.log_r)).min(axis=1)
-        zeros_r = _NO_ZEROS if self.zeros_r is None else self.zeros_r
-        for n in np.flatnonzero(~np.isinf(alpha)):
+        if finite is None:
+            finite = np.flatnonzero(~np.isinf(alpha))
+        (k_l, m), k_r = self.log_l.shape, self.log_r.shape[0]
+        step = max(1, _ORDERS_BLOCK // ((k_l + k_r) * max(m, 1) + k_l * k_r))
+        block = self._block(min(step, finite.size))
+        for start in range(0, finite.size, step):
+            orders = finite[start:start + step]
+            n = orders.size
+            shift_l, shift_r, factor_l, factor_r, s = block.arrays if n == block.size else block.prefix(n)
             # factor_l = alpha log_l − shift_l (−inf off the support), factor_r = (1 − alpha) log_r − shift_r (−inf
-            # off the support): in one compiled pass (`_renyi_exponents`), numpy's exp after it
-            shift_l, shift_r = np.empty(top_l.size), np.empty(bottom_r.size)
-            factor_l, factor_r = np.empty(self.log_l.shape), np.empty(self.log_r.shape)
-            _kernels()._renyi_exponents(float(alpha[n]), self.log_l, self.log_r, zeros_r, top_l, bottom_r, shift_l,
-                                        shift_r, factor_l, factor_r)
-            yield int(n), np.exp(factor_l, out=factor_l) @ np.exp(factor_r, out=factor_r).T, shift_l, shift_r
+            # off the support): in one compiled pass for the block (`_renyi_exponents`), numpy's exp after it
+            _kernels()._renyi_exponents_orders(alpha if n == alpha.size else alpha[orders], self.log_l, self.log_r,
+                                               self._zeros_r, self._top_l, self._bottom_r, shift_l, shift_r,
+                                               factor_l, factor_r)
+            np.exp(factor_l, out=factor_l)
+            np.exp(factor_r, out=factor_r)
+            for left, right_t, product in block.views[:n]:
+                np.matmul(left, right_t, out=product)
+            yield orders, s, shift_l, shift_r
+
+    def _block(self, n: int) -> _Block:
+        """This thread's scratch arrays for `products` of up to n orders at once, kept between calls (one set per
+        thread, so concurrent calls do not share them)."""
+        block = getattr(self._scratch, "block", None)
+        if block is None or block.size < n:
+            block = self._scratch.block = _Block(n, self.log_l.shape[0], self.log_r.shape[0], self.log_l.shape[1])
+        return block
 
     def max_log_ratio(self) -> Array:
         """D_inf = max_{y in supp(p_i)} log p_iy − log p_jy of every (left, right) entry, one left row at a time."""
@@ -370,8 +446,26 @@ class _Gram:
         return worst
 
 
+class _Block:
+    """Scratch arrays of `_Gram.products` for n orders: shifts (n, left), (n, right), factors (n, left, m),
+    (n, right, m), products (n, left, right), and per order the views that its matrix product reads and writes."""
+
+    def __init__(self, n: int, k_l: int, k_r: int, m: int) -> None:
+        self.size = n
+        self.arrays = (np.empty((n, k_l)), np.empty((n, k_r)), np.empty((n, k_l, m)), np.empty((n, k_r, m)),
+                       np.empty((n, k_l, k_r)))
+        _, _, left, right, product = self.arrays
+        self.views = [(left[o], right[o].T, product[o]) for o in range(n)]
+
+    def prefix(self, n: int) -> tuple[Array, ...]:
+        return tuple(array[:n] for array in self.arrays)
+
+
 #: `_renyi_exponents`' mask where no right row has a zero.
 _NO_ZEROS = np.zeros((0, 0), dtype=np.bool_)
+#: `_Gram.products` takes as many orders at once as keep its arrays below this many floats (512 KiB; larger fresh
+#: arrays come from mmap and fault in page by page on every call).
+_ORDERS_BLOCK = 2**16
 #: `renyi_finite_pairs` takes one matrix product when the pairs fill at least 1/_GRAM_MIN_FILL of it, ...
 _GRAM_MIN_FILL = 8
 #: ... keeps its value where the log-sum is at least this ...

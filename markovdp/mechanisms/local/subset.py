@@ -21,12 +21,13 @@ from ..._validation import check_int, fail
 from ...operators.finite import FiniteKernel
 from .frequency import _bitmap_counts, _estimator_gap
 from .implicit_channel import SubsetChannel, check_n, check_oracle_eps, check_users
+from .implicit_mechanism import ImplicitOracle
 
 __all__ = ["SubsetSelection"]
 
 
 @dataclass(frozen=True)
-class SubsetSelection:
+class SubsetSelection(ImplicitOracle):
     """Subset selection with d = ceil(k / (e^eps + 1)) (or the given `d`), eps in nats.
 
     THEORY: SRP-Tab1 (randomness per user), SRP-Est (the estimator), AAC-T1 (exact certification).
@@ -80,6 +81,19 @@ class SubsetSelection:
         ``dobrushin(oracle, eps)`` accept the oracle itself through it (AAC-eta, AAC-T1)."""
         return self.implicit_channel.ldp_kernel()
 
+    def output_index(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """The rank of each reported subset s_0 < … < s_{d−1} among the d-subsets in lexicographic order (the
+        columns of `channel`): C(k, d) − 1 − Σ_i C(k − 1 − s_i, d − i)."""
+        bits = np.asarray(reports)
+        _bitmap_counts(bits, self.k, "subset bitmaps", ones=self.d)  # shape, kind, 0/1 and d ones per row
+        if math.comb(self.k, self.d) >= 2**63:
+            raise fail("k", f"small enough that the C(k, d) = C({self.k}, {self.d}) subsets have int64 indices",
+                       self.k)
+        members = np.nonzero(bits)[1].reshape(-1, self.d)
+        ranks = [math.comb(self.k, self.d) - 1 - sum(math.comb(self.k - 1 - int(s), self.d - i)
+                                                    for i, s in enumerate(row)) for row in members]
+        return np.array(ranks, dtype=np.int64)
+
     # ------------------------------------------------------------------------------------------ sampling
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.uint8]:
@@ -109,6 +123,19 @@ class SubsetSelection:
         """
         counts, n = _bitmap_counts(reports, self.k, "subset bitmaps", ones=self.d)
         return self.estimate_counts(counts, n)
+
+    def count_statistics(self, reports: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(c, A): the counts c_v = #{i: v ∈ S_i} of the n reports and the k × k matrix A with E[c / n] = f A
+        (A[x, v] = p if v = x, q otherwise): what the iterative Bayesian update reads (`ibu_estimate`)."""
+        counts, _ = _bitmap_counts(reports, self.k, "subset bitmaps", ones=self.d)
+        return counts, self.count_rates
+
+    @property
+    def count_rates(self) -> NDArray[np.float64]:
+        """A[x, v] = P(report supports v | X = x): p on the diagonal, q off it (k × k)."""
+        rates = np.full((self.k, self.k), self.q)
+        np.fill_diagonal(rates, self.p)
+        return rates
 
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − q) / (p − q) from c_v = #{reports containing v} of n reports (`estimate`)."""

@@ -25,16 +25,21 @@ from ..._validation import check_int, fail
 from ...operators.finite import FiniteKernel
 from .frequency import _bitmap_counts, _estimator_gap
 from .implicit_channel import UnaryChannel, bernoulli_split, check_n, check_oracle_eps, check_users
+from .implicit_mechanism import ImplicitOracle
 
 __all__ = ["UnaryEncoding"]
 
 
 @dataclass(frozen=True)
-class UnaryEncoding:
+class UnaryEncoding(ImplicitOracle):
     """RAPPOR's basic one-time unary encoding (``optimized=False``) or OUE (``optimized=True``), eps in nats.
 
     THEORY: SRP-Tab1 (randomness per user), SRP-Est (the estimator), AAC-T1 (exact certification).
     Inputs {0..k−1}, k >= 2; eps in [0, 700] (`MAX_EPS`). Reports are (n, k) ``uint8`` arrays of 0/1.
+
+    A `Mechanism` (local DP, `ImplicitOracle`): its exact pair is the channel lumped by (y_0, y_1), so
+    ``privacy_profile``, ``renyi_profile``, ``privacy_epsilon`` and ``certify`` are exact at every k; its output
+    space is {0..2^k − 1} (report y ↦ Σ_j y_j 2^j, `output_index`), and ``oracle >> K`` takes a kernel on it.
     """
 
     k: int
@@ -87,6 +92,14 @@ class UnaryEncoding:
         ``dobrushin(oracle, eps)`` accept the oracle itself through it (AAC-eta, AAC-T1)."""
         return self.implicit_channel.ldp_kernel()
 
+    def output_index(self, reports: ArrayLike) -> NDArray[np.int64]:
+        """y = Σ_j reports[i, j] 2^j for each (n, k) report row: its column of `channel` (k <= 62)."""
+        if self.k > 62:
+            raise fail("k", "<= 62 to index reports as int64 (the output space has 2^k points)", self.k)
+        bits = np.asarray(reports)
+        _bitmap_counts(bits, self.k, "bits")  # shape, kind and 0/1 entries checked
+        return (bits.astype(np.int64) << np.arange(self.k, dtype=np.int64)).sum(axis=1)
+
     # ------------------------------------------------------------------------------------------ sampling
 
     def sample(self, x: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.uint8]:
@@ -133,6 +146,19 @@ class UnaryEncoding:
         """
         counts, n = _bitmap_counts(reports, self.k, "bits")
         return self.estimate_counts(counts, n)
+
+    def count_statistics(self, reports: ArrayLike) -> tuple[NDArray[np.int64], NDArray[np.float64]]:
+        """(c, A): the counts c_v = Σ_i reports[i, v] of the n reports and the k × k matrix A with E[c / n] = f A
+        (A[x, v] = p if v = x, q otherwise): what the iterative Bayesian update reads (`ibu_estimate`)."""
+        counts, _ = _bitmap_counts(reports, self.k, "bits")
+        return counts, self.count_rates
+
+    @property
+    def count_rates(self) -> NDArray[np.float64]:
+        """A[x, v] = P(report supports v | X = x): p on the diagonal, q off it (k × k)."""
+        rates = np.full((self.k, self.k), self.q)
+        np.fill_diagonal(rates, self.p)
+        return rates
 
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − q) / (p − q) from the column counts of n reports (`estimate`, `sample_counts`)."""
