@@ -90,7 +90,9 @@ def _hs_one(pair: ShiftLaw, eps: float) -> float:
         if float(pair.log_sf(np.array([-lo]))[0]) < _LOG_TINY:
             return 0.0  # E <= F(t) <= F(lo) underflows
         lo = 2.0 * lo - pair.b_max
-    t = optimize.brentq(excess, lo, half, xtol=1e-300, rtol=4 * _EPS_MACH)
+    # the value F(t) − e^eps F(t − Δ) is stationary in t at the root (its derivative is f(t) − e^eps f(t − Δ) = 0),
+    # so t to 1e-13 of the bracket is ample; L itself is only known to ~1e-16, so a tighter xtol cannot converge
+    t = optimize.brentq(excess, lo, half, xtol=1e-13 * (half - lo), rtol=4 * _EPS_MACH, maxiter=400)
     if t <= 0.0:
         log_s = pair.log_sf(np.array([-t, dist - t]))
         return math.exp(float(log_s[0])) * -math.expm1(eps + float(log_s[1]) - float(log_s[0]))
