@@ -151,7 +151,7 @@ def test_errors_name_what_is_wrong():
     with pytest.raises(TypeError, match="`pair` must be an input pair"):
         to_pld(pipeline(), pair="first")
     with pytest.raises(NotImplementedError, match="LaplaceKernel"):  # no exact pairs: markovdp's own message
-        to_pld(md.GaussianMechanism(1.0) >> md.LaplaceKernel(1.0))
+        to_pld(md.DeclaredDP(1.0, 0.0) >> md.LaplaceKernel(1.0))  # (Gaussian >> Laplace is exact: STD-NormalLaplace)
 
 
 # ------------------------------------------------------------------------- issue 14 §6: every exact pair exports
