@@ -23,8 +23,10 @@ from .distributions import (
     Empirical,
     Laplace,
     LaplaceSum,
+    LaplaceSumN,
     MultivariateNormal,
     Normal,
+    NormalLaplace,
     PointMass,
 )
 
@@ -154,7 +156,7 @@ __all__ = [
     "RNGLike", "as_generator",
     # state spaces and laws
     "FiniteSpace", "IncompatibleSpaces", "RealSpace", "Categorical", "Distribution", "Empirical", "Laplace",
-    "LaplaceSum", "MultivariateNormal", "Normal", "PointMass",
+    "LaplaceSum", "LaplaceSumN", "MultivariateNormal", "Normal", "NormalLaplace", "PointMass",
     # Markov kernels and the post-processing algebra
     "AffineGaussianKernel", "Ball", "Box", "FiniteKernel", "GaussianKernel", "GridLaw", "Identity", "LaplaceKernel",
     "LipschitzGaussianKernel", "MarkovOperator", "Projection", "diagonal_map", "gradient_step_map", "grid_push",
