@@ -8,13 +8,14 @@ module
   outside the grid measured), or refuses with the reason;
 - discretises L by finite volumes reversible w.r.t. the discretised pi (cell fluxes ``(pi a)_{i+½} (f_{i+1} −
   f_i)/(2 h² pi_i)``): its similarity transform D^{½} L_h D^{−½} is a symmetric tridiagonal matrix, whose
-  eigen-decomposition (`scipy.linalg.eigh_tridiagonal`, the modes with e^{t mu} >= e^{−MODE_CUTOFF}) gives
+  eigen-decomposition (LAPACK dstemr, the modes with e^{t mu} >= e^{−MODE_CUTOFF}) gives
   ``p_s(x, y)/pi(y) = 1 + Σ_k e^{s mu_k} psi_k(x) psi_k(y)`` on the nodes (`spectral_grid`, cached per SDE and grid);
 - computes ``kappa_{x,x'}(s) = sup_y ½ a(y) (∂_y log p_s(x, y)/p_s(x', y))²`` on the nodes and
-  ``Lambda(t) = sup_{|x − x'| = Delta} ∫_t^∞ kappa ds`` on three nested grids (h, h/2, h/4), and adds the measured
-  grid error (`spectral_intrinsic_sensitivity`).
+  ``Lambda(t) = sup_{|x − x'| = Delta} ∫_t^∞ kappa ds`` on nested grids (h, h/2, h/4, … until the grid error is
+  below TOLERANCE x Lambda), extrapolates (Richardson) and adds the measured grid error
+  (`spectral_intrinsic_sensitivity`).
 
-scipy is imported inside the functions.
+scipy and numba are imported inside the functions.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -43,28 +45,39 @@ SCALE_RATIO = 0.75
 #: kappa(s) is the max over the nodes y where both p_s(x, ·) and p_s(x', ·) are above this fraction of their peaks
 #: (below it the spectral sum's rounding reaches ~1e-6 of the value).
 RELIABLE_FRACTION = 1e-8
-#: Modes with e^(t mu_k) < e^(−MODE_CUTOFF) are dropped (each changes p_t/pi by less than e^(−45) ≈ 3e-20).
+#: Modes with e^(t mu_k) < e^(−MODE_CUTOFF) are dropped (each changes p_t/pi by less than e^(−45) ≈ 3e-20), at
+#: every s >= t those with e^(s mu_k) < e^(−MODE_CUTOFF).
 MODE_CUTOFF = 45.0
-#: The coarsest step is at most sqrt(a t)/RESOLUTION (a: the smallest a over the query values) and the window
-#: width / MIN_NODES; the finest grid has at most MAX_NODES nodes.
-RESOLUTION = 32.0
+#: The coarsest step is at most a t / (RESOLUTION (sqrt(a t) + Delta)) (a: the smallest a over the query values;
+#: sqrt(a t) the transition's width, Delta/(a t) the slope of the log-ratio across it) and the window width /
+#: MIN_NODES; no grid has more than MAX_NODES nodes.
+RESOLUTION = 4.0
 MIN_NODES = 128
 MAX_NODES = 8193
-#: Grids h, h/2, h/4.
+#: Nested grids h, h/2, h/4 (LEVELS), then h/8, … while the grid error exceeds TOLERANCE x Lambda and the next grid
+#: holds at most MAX_NODES nodes; the last three give the estimate.
 LEVELS = 3
-#: Error of the finest grid: SAFETY x |d2| r/(1 − r), d2 the last difference, r = |d2/d1| >= 1/4 (the ratio of
-#: a second-order method); a ratio above MAX_RATIO is not convergence, and Lambda is refused.
+TOLERANCE = 2e-6
+#: Second order observed (d2/d1 within ORDER_TOLERANCE of 1/4, d1 and d2 the differences of the last three):
+#: Richardson's extrapolations E = L_h' + (L_h' − L_2h')/3 of the last two pairs of grids, the finer one the
+#: estimate and EXTRAPOLATION_SAFETY x |E2 − E1| (30x its asymptotic error |E2 − E1|/15) the grid error. Otherwise
+#: the finest grid's value with SAFETY x |d2| r/(1 − r), r = |d2/d1| >= 1/4; |d2/d1| above MAX_RATIO is not
+#: convergence (refused).
+ORDER_TOLERANCE = 0.02
+EXTRAPOLATION_SAFETY = 2.0
 SAFETY = 3.0
 MAX_RATIO = 0.6
-#: Pairs (x, x + Delta) scanned on the coarsest grid (then around the best), and how many are refined.
+#: Pairs (x, x + Delta) scanned on the coarsest grid (then around the best); on every grid, the REFINED_PAIRS best
+#: of the scan and the starts within NEAR of the best so far (in that grid's steps) are recomputed.
 SCAN_POINTS = 33
 REFINED_PAIRS = 3
+NEAR = 2
 #: kappa is integrated over s in [t, t + TAIL_RATE/lambda_1] (e^(−2 lambda_1 s) has fallen by e^(−2 TAIL_RATE)),
 #: the rest bounded; GAUSS_POINTS-point Gauss–Legendre panels in log s: SCAN_PANELS for the scan, PANELS for the
 #: refined pairs (each compared with half as many).
 TAIL_RATE = 20.0
 GAUSS_POINTS = 10
-SCAN_PANELS, PANELS = 2, 8
+SCAN_PANELS, PANELS = 1, 2
 
 
 def _coefficients(sde: SDE, z: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -194,12 +207,14 @@ class SpectralGrid:
     eigenvectors: NDArray[np.float64]
 
     def ratio(self, s: float, rows: NDArray[np.int64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """(A, G) at time s for the nodes `rows` (x) and every node y: p_s(x, y)/pi(y) = 1 + A(x, y) on the grid,
-        and G = sqrt(w_x w_y) (1 + A) the symmetrised kernel (its row peaks locate the reliable y)."""
+        """(A, P) at time s for the nodes `rows` (x) and every node y: p_s(x, y)/pi(y) = 1 + A(x, y) on the grid,
+        and P = w_y (1 + A) the grid chain's transition probabilities (their row peaks locate the reliable y)."""
         lw = self.log_weights
-        b = (self.eigenvectors[rows] * np.exp(s * self.eigenvalues)) @ self.eigenvectors.T
-        scale = np.exp(-0.5 * (lw[rows][:, None] + lw[None, :]))
-        return b * scale, b + 1.0 / scale
+        # the modes with e^(s mu_k) >= e^(−MODE_CUTOFF) (at least two): fewer as s grows
+        k = max(2, int(np.searchsorted(-self.eigenvalues, MODE_CUTOFF / s, side="right")))
+        b = (self.eigenvectors[rows, :k] * np.exp(s * self.eigenvalues[:k])) @ self.eigenvectors[:, :k].T
+        a = b * np.exp(-0.5 * (lw[rows][:, None] + lw[None, :]))
+        return a, (1.0 + a) * np.exp(lw)[None, :]
 
     def transition(self, s: float, x: float) -> NDArray[np.float64]:
         """P_s(x, {y_j}) of the grid chain for the node nearest x: probabilities over `nodes`."""
@@ -208,12 +223,63 @@ class SpectralGrid:
         return np.maximum((1.0 + a[0]) * np.exp(self.log_weights), 0.0)
 
 
+@lru_cache(maxsize=1)
+def _dstemr() -> Any:
+    """LAPACK dstemr (MRRR) from scipy.linalg.cython_lapack, called through ctypes: scipy's Python wrapper allocates
+    and fills an n x n eigenvector array whatever the number of modes asked for (537 MB and ~1 s at n = 8193)."""
+    import ctypes
+
+    from numba.extending import get_cython_function_address
+
+    i, d = ctypes.POINTER(ctypes.c_int), ctypes.POINTER(ctypes.c_double)
+    prototype = ctypes.CFUNCTYPE(None, ctypes.c_char_p, ctypes.c_char_p, i, d, d, d, d, i, i, i, d, d, i, i, i, i, d,
+                                 i, i, i, i)
+    return prototype(get_cython_function_address("scipy.linalg.cython_lapack", "dstemr"))
+
+
+def _tridiagonal_modes(diagonal: NDArray[np.float64], off: NDArray[np.float64], *, lower: float | None = None,
+                       top: int = 0) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """(eigenvalues ascending, eigenvectors as columns) of the symmetric tridiagonal matrix (`diagonal`, `off`):
+    those above `lower`, or the `top` largest, by LAPACK dstemr (what `scipy.linalg.eigh_tridiagonal(...,
+    lapack_driver="stemr")` returns, in memory proportional to the modes kept)."""
+    import ctypes
+
+    n = diagonal.size
+    upper = float(np.max(diagonal + np.abs(np.append(off, 0.0)) + np.abs(np.insert(off, 0, 0.0)))) + 1.0  # Gershgorin
+    count, info, w = ctypes.c_int(0), ctypes.c_int(0), np.zeros(n)
+
+    def ref(value: Any) -> Any:
+        return ctypes.byref(ctypes.c_double(value) if isinstance(value, float) else ctypes.c_int(value))
+
+    def ptr(array: NDArray[Any]) -> Any:
+        return array.ctypes.data_as(ctypes.POINTER(ctypes.c_int if array.dtype == np.intc else ctypes.c_double))
+
+    def call(z: NDArray[np.float64], columns: int, lwork: int, liwork: int) -> None:
+        """One dstemr call (columns = lwork = liwork = −1: the sizes query, answered in z[0], work[0], iwork[0])."""
+        d, e = np.array(diagonal, dtype=np.float64), np.append(np.asarray(off, dtype=np.float64), 0.0)
+        isuppz = np.zeros(2 * max(1, columns), dtype=np.intc)
+        _dstemr()(
+            b"V", b"I" if lower is None else b"V", ref(n), ptr(d), ptr(e),  # jobz, range, n, d, e
+            ref(0.0 if lower is None else float(lower)), ref(upper), ref(n - top + 1), ref(n),  # vl, vu, il, iu
+            ctypes.byref(count), ptr(w), ptr(z), ref(n), ref(columns), ptr(isuppz),  # m, w, z, ldz, nzc, isuppz
+            ref(1), ptr(work), ref(lwork), ptr(iwork), ref(liwork), ctypes.byref(info),  # tryrac, work…, info
+        )
+        if info.value != 0:
+            raise ValueError(f"BBGG-T6-1D: LAPACK dstemr failed (info = {info.value}) on the grid of {n} nodes.")
+
+    query, work, iwork = np.zeros(1), np.zeros(1), np.zeros(1, dtype=np.intc)
+    call(query, -1, -1, -1)
+    columns, lwork, liwork = max(1, int(query[0])), int(work[0]), int(iwork[0])
+    z, work, iwork = np.zeros((columns, n)), np.zeros(lwork), np.zeros(liwork, dtype=np.intc)
+    call(z, columns, lwork, liwork)  # z: Fortran's n x columns array, column-major
+    return w[: count.value].copy(), z[: count.value].T.copy()
+
+
 @lru_cache(maxsize=16)
 def spectral_grid(sde: SDE, first: int, last: int, step: float, rate: float) -> SpectralGrid:
     """The grid of nodes k `step`, k = first..last, with the modes of eigenvalue >= −`rate` (cached: one
     eigen-decomposition per SDE, grid and rate)."""
     from scipy.integrate import cumulative_simpson
-    from scipy.linalg import eigh_tridiagonal
 
     n = last - first + 1
     half = np.arange(2 * first, 2 * last + 1) * (0.5 * step)  # nodes and midpoints
@@ -227,9 +293,9 @@ def spectral_grid(sde: SDE, first: int, last: int, step: float, rate: float) -> 
     diagonal[:-1] -= up
     diagonal[1:] -= down
     off = np.sqrt(up * down)  # the symmetrised off-diagonal: exp(Phi_mid − ½(log pi_i + log pi_(i+1))) / (2h²)
-    mu, vectors = eigh_tridiagonal(diagonal, off, select="v", select_range=(-rate, np.inf), lapack_driver="stemr")
+    mu, vectors = _tridiagonal_modes(diagonal, off, lower=-rate)
     if mu.size < 3:  # a late time: keep the first modes all the same (kappa decays like e^(−2 lambda_1 s))
-        mu, vectors = eigh_tridiagonal(diagonal, off, select="i", select_range=(n - 3, n - 1), lapack_driver="stemr")
+        mu, vectors = _tridiagonal_modes(diagonal, off, top=3)
     order = np.argsort(mu)[::-1]
     mu, vectors = mu[order], vectors[:, order]
     if mu.size < 2 or not abs(mu[0]) <= 1e-6 * abs(mu[1]):
@@ -244,8 +310,8 @@ def kappa(grid: SpectralGrid, s: float, rows: NDArray[np.int64], partners: NDArr
     nodes of ½ a(y) (Δ_y h_s / h)², h_s = log p_s(x, ·) − log p_s(x', ·), refined by the parabola through the
     three values around the largest (the sup between midpoints)."""
     both = np.concatenate([rows, partners])
-    a, g = grid.ratio(s, both)
-    reliable = g >= RELIABLE_FRACTION * g.max(axis=1, keepdims=True)
+    a, p = grid.ratio(s, both)
+    reliable = p >= RELIABLE_FRACTION * p.max(axis=1, keepdims=True)
     with np.errstate(invalid="ignore", divide="ignore"):
         log_r = np.where(reliable, np.log1p(np.where(reliable, a, 0.0)), np.nan)
     m = rows.size
@@ -293,11 +359,14 @@ def _integral(grid: SpectralGrid, t: float, rows: NDArray[np.int64], partners: N
 class SpectralLambda:
     """Lambda(t) of BBGG-T6-1D (nats per unit of alpha) and how it was obtained.
 
-    `value` = `estimate` + `grid_error` + `quadrature_error` is the certified Lambda: `estimate` the finest grid's
-    sup over the scanned pairs of ∫ kappa (attained at `pair`, between nodes by the parabola through the best
-    three), `grid_error` the refinement error (SAFETY x (|d2| r/(1 − r) + the quadrature errors)), `levels` the
-    node counts and `by_level` that sup on each grid, `ratio` the observed |d2/d1|. `window` is the grid
-    interval, `outside_mass` the pi mass beyond it, `query` the interval of query values scanned (pairs at
+    `value` = `estimate` + `grid_error` + `quadrature_error` is the certified Lambda. `by_level` is, on each grid
+    (`levels` its node counts, coarsest first), the sup over the scanned pairs of ∫ kappa (attained at `pair`,
+    between nodes by the parabola through the best three); `ratio` the observed d2/d1 of the last three. With
+    `refinement` "richardson" (second order observed), `estimate` is the extrapolation E2 of the two finest grids
+    and `grid_error` EXTRAPOLATION_SAFETY x |E2 − E1| (E1 that of the next pair) plus twice the quadrature errors;
+    with "geometric", `estimate` is the finest grid's value and `grid_error` SAFETY x (|d2| r/(1 − r) + the
+    quadrature errors). `window` is the grid interval, `outside_mass` the pi mass beyond it, `query` the interval of
+    query values scanned (pairs at
     distance Delta with both ends in it; `pairs` scanned).
     """
 
@@ -309,6 +378,7 @@ class SpectralLambda:
     levels: tuple[int, ...]
     by_level: tuple[float, ...]
     ratio: float
+    refinement: str
     window: tuple[float, float]
     outside_mass: float
     query: tuple[float, float]
@@ -318,7 +388,8 @@ class SpectralLambda:
 def _layout(window: InvariantWindow, delta: float, t: float) -> tuple[int, int, int, float]:
     """(first, last, m, h): the coarsest grid's nodes k h, k = first..last, with Delta = m h (pairs on nodes)."""
     width = window.upper - window.lower
-    target = min(math.sqrt(window.a_query * t) / RESOLUTION, width / MIN_NODES)
+    spread = window.a_query * t
+    target = min(spread / (RESOLUTION * (math.sqrt(spread) + delta)), width / MIN_NODES)
     coarsest = width * 2 ** (LEVELS - 1) / (MAX_NODES - 1)  # the finest grid holds at most MAX_NODES nodes
     target = max(target, coarsest)
     m = math.ceil(delta / target)
@@ -330,6 +401,23 @@ def _layout(window: InvariantWindow, delta: float, t: float) -> tuple[int, int, 
                    delta)
     h = delta / m
     return math.floor(window.lower / h), math.ceil(window.upper / h), m, h
+
+
+def _refinement(sups: list[float], errors: list[float]) -> tuple[float, float, float, float, str] | None:
+    """(estimate, grid error, quadrature error, d2/d1, method) from the last three grids' values and quadrature
+    errors (see ORDER_TOLERANCE), or None when they do not converge (|d2/d1| > MAX_RATIO)."""
+    (coarse, middle, fine), (e_coarse, e_middle, e_fine) = sups[-3:], errors[-3:]
+    d1, d2 = middle - coarse, fine - middle
+    floor = 1e-12 * abs(fine) + e_coarse + e_middle + e_fine
+    ratio = d2 / d1 if abs(d1) > floor else 0.0
+    if abs(ratio - 0.25) <= ORDER_TOLERANCE:
+        first, second = middle + d1 / 3.0, fine + d2 / 3.0
+        error = EXTRAPOLATION_SAFETY * abs(second - first) + 2.0 * floor
+        return second, error, (4.0 * e_fine + e_middle) / 3.0, ratio, "richardson"
+    if abs(ratio) > MAX_RATIO and abs(d2) > floor:
+        return None
+    r = max(abs(ratio), 0.25)
+    return fine, SAFETY * (abs(d2) * r / (1.0 - r) + floor), e_fine, ratio, "geometric"
 
 
 @lru_cache(maxsize=64)
@@ -350,58 +438,61 @@ def spectral_intrinsic_sensitivity(sde: SDE, sensitivity: float, t: float) -> Sp
     coarse = spectral_grid(sde, first, last, h, rate)
     lo, hi = q_lo - first, q_hi - first
     starts = _scan(coarse, t, lo, hi, m)
-    best = max(starts, key=starts.get)
-    around = [i for i in (best - 1, best, best + 1) if lo <= i <= hi]
-    refined = sorted({*sorted(starts, key=starts.get, reverse=True)[:REFINED_PAIRS], *around})
+    others = sorted(starts, key=starts.get, reverse=True)[:REFINED_PAIRS]
+    position = float(max(starts, key=starts.get))  # the best start, in coarse steps
     sups, offsets, errors, levels = [], [], [], []
-    for level in range(LEVELS):
+    level, found = 0, None
+    while True:
         k = 2**level
         grid = spectral_grid(sde, k * first, k * last, h / k, rate)
-        rows = np.array([k * i for i in refined])
+        centre = round(position * k)  # the best pair's start on this grid: it and its neighbours, in its steps
+        near = [j for j in range(centre - NEAR, centre + NEAR + 1) if k * lo <= j <= k * hi]
+        rows = np.array(sorted({*(k * i for i in others), *near}))
         value, error = _integral(grid, t, rows, rows + k * m, PANELS)
-        by_start = dict(zip(refined, value.tolist(), strict=True))
-        sup, offset = _sup_over_x(by_start, around)
+        sup, offset = _sup_over_x(dict(zip(rows.tolist(), value.tolist(), strict=True)))
+        position = offset / k
         sups.append(sup)
-        offsets.append(offset)
+        offsets.append(position)
         errors.append(float(error.max()))
         levels.append(grid.nodes.size)
-    d1, d2 = sups[-2] - sups[-3], sups[-1] - sups[-2]
-    floor = 1e-12 * sups[-1] + sum(errors)
-    ratio = abs(d2) / abs(d1) if abs(d1) > floor else 0.0
-    if ratio > MAX_RATIO and abs(d2) > floor:
+        level += 1
+        if level < LEVELS:
+            continue
+        found = _refinement(sups, errors)
+        if (found is not None and found[1] <= TOLERANCE * abs(found[0])) or 2 * levels[-1] - 1 > MAX_NODES:
+            break
+    if found is None:
         raise ValueError(f"BBGG-T6-1D: the grid refinement does not converge at t = {t!r}: Lambda on {levels} nodes "
-                         f"= {sups} (ratio of differences {ratio:.3g} > {MAX_RATIO}); the SDE varies on scales the "
-                         f"grid does not resolve.")
-    r = max(ratio, 0.25)
-    grid_error = SAFETY * (abs(d2) * r / (1.0 - r) + floor)
+                         f"= {sups} (ratio of differences {(sups[-1] - sups[-2]) / (sups[-2] - sups[-3]):.3g}, "
+                         f"beyond ±{MAX_RATIO}); the SDE varies on scales the grid does not resolve.")
+    estimate, grid_error, quadrature_error, ratio, method = found
     x = float(coarse.nodes[0] + offsets[-1] * h)
-    return SpectralLambda(sups[-1] + grid_error + errors[-1], sups[-1], grid_error, errors[-1], (x, x + delta),
-                          tuple(levels), tuple(sups), ratio, (window.lower, window.upper), window.outside_mass,
-                          window.query, len(starts))
+    return SpectralLambda(estimate + grid_error + quadrature_error, estimate, grid_error, quadrature_error,
+                          (x, x + delta), tuple(levels), tuple(sups), ratio, method, (window.lower, window.upper),
+                          window.outside_mass, window.query, len(starts))
 
 
-def _sup_over_x(values: dict[int, float], around: list[int]) -> tuple[float, float]:
-    """(sup over x of ∫ kappa, the start of that pair in coarse steps): the largest value, or the vertex of the
-    parabola through the best scanned start and its two neighbours when it is concave with its vertex between them
-    (the sup between coarse nodes: Lambda(x) is smooth in x)."""
+def _sup_over_x(values: dict[int, float]) -> tuple[float, float]:
+    """(sup over x of ∫ kappa, the start of that pair in grid steps) from the values at the starts: the largest
+    value, or the vertex of the parabola through the best start and its two neighbours when it is concave with its
+    vertex between them (the sup between nodes: Lambda(x) is smooth in x)."""
     start = max(values, key=values.get)
     sup = values[start]
-    if len(around) == 3:
-        left, middle, right = (values[i] for i in around)
-        curvature = 2.0 * middle - left - right
+    if start - 1 in values and start + 1 in values:
+        left, right = values[start - 1], values[start + 1]
+        curvature = 2.0 * sup - left - right
         offset = (right - left) / (2.0 * curvature) if curvature > 0.0 else math.inf
         if abs(offset) <= 1.0:
-            vertex = middle + (right - left) ** 2 / (8.0 * curvature)
-            if vertex >= sup:
-                return vertex, around[1] + offset
+            return sup + (right - left) ** 2 / (8.0 * curvature), start + offset
     return sup, float(start)
 
 
 def spectral_grids(sde: SDE, sensitivity: float, t: float) -> tuple[SpectralGrid, ...]:
-    """The nested grids (coarsest first) on which `spectral_intrinsic_sensitivity` computes Lambda(t) (cached)."""
+    """The nested grids (coarsest first) on which `spectral_intrinsic_sensitivity` computed Lambda(t) (cached)."""
     delta, t = check_positive("sensitivity", sensitivity), check_positive("t", t)
+    count = len(spectral_intrinsic_sensitivity(sde, delta, t).levels)
     first, last, m, h = _layout(invariant_window(sde), delta, t)
-    return tuple(spectral_grid(sde, 2**k * first, 2**k * last, h / 2**k, MODE_CUTOFF / t) for k in range(LEVELS))
+    return tuple(spectral_grid(sde, 2**k * first, 2**k * last, h / 2**k, MODE_CUTOFF / t) for k in range(count))
 
 
 def _scan(grid: SpectralGrid, t: float, lo: int, hi: int, m: int) -> dict[int, float]:

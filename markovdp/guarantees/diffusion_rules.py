@@ -174,7 +174,8 @@ def _t6_spectral_1d(mechanism: Any) -> Bound | NotApplicable:
     inputs = _inputs(mechanism, route="spectral-1d", intrinsic_sensitivity=lam, grid_estimate=found.estimate,
                      grid_error=found.grid_error, quadrature_error=found.quadrature_error, grid_nodes=found.levels,
                      convergence_ratio=found.ratio, worst_pair=found.pair, window=found.window,
-                     invariant_mass_outside=found.outside_mass, query_range=found.query, pairs=found.pairs)
+                     invariant_mass_outside=found.outside_mass, query_range=found.query, pairs=found.pairs,
+                     grid_refinement=found.refinement)
     return rdp_bound("BBGG-T6", inputs, linear_rdp_curve(lambda: lam))
 
 
