@@ -13,8 +13,8 @@ s > 0: F(x) = E[Φ((x − L)/s)] by mpmath.quad over y with breakpoints at 0 (th
 the density f(x) = E[φ_s(x − L)] in closed form term by term: ∫_0^∞ y^(k−1) e^(−y/b) φ_s(x − y) dy
 = s^(k−1) Γ(k) e^(−x/b + s²/(2b²) − μ²/(4s²)) D_(−k)(−μ/s) / √(2π), μ = x − s²/b (D the parabolic cylinder
 function), checked against the quadrature E[φ_s(x − L)] in the tests. mpmath.quad stops on an ABSOLUTE error
-estimate, so every integrand is divided by f(x) first (the value only sets the scale); without it tail values of 1e-100 come
-out with a relative error of 1e-1.
+estimate, so every integrand is divided by f(x) first (the value only sets the scale); without it tail values
+of 1e-100 come out with a relative error of 1e-1.
 
 Hockey-stick: log f is concave, so L(x) = log f(x) − log f(x − Δ) is non-increasing and the optimal event of
 E_(e^eps)(Z || Z + Δ) is {x <= c} with L(c) = eps: δ = F(c) − e^eps F(c − Δ) (the other half-line gives <= 0),
