@@ -29,7 +29,6 @@ from typing import ClassVar
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
-from scipy import special
 
 from .._random import RNGLike, as_generator
 from .._validation import check_points, check_positive, check_real, fail
@@ -49,6 +48,8 @@ _WARN = 1e-9
 
 def _log_emg(s: float, b: float, u: Array, z: Array, sign: float) -> Array:
     """log T for T = e^(s²/(2b²) + sign u/b) Phi(−z) (module docstring), without overflow or cancellation."""
+    from scipy import special  # here, not at import: `import markovdp` stays light
+
     pos = z >= 0.0
     with np.errstate(over="ignore", divide="ignore"):
         small = -u * u / (2.0 * s * s) + np.log(special.erfcx(np.where(pos, z, 0.0) / math.sqrt(2.0)) / 2.0)
@@ -58,6 +59,8 @@ def _log_emg(s: float, b: float, u: Array, z: Array, sign: float) -> Array:
 
 def normal_laplace_log_terms(sigma: float, b: float, u: Array, *, survival: bool) -> Array:
     """log f(loc + u) or log P(X > loc + u), u >= 0, for N(0, sigma²) + Lap(0, b). THEORY: STD-NormalLaplace."""
+    from scipy import special  # here, not at import: `import markovdp` stays light
+
     s = sigma
     log_t1 = _log_emg(s, b, u, s / b - u / s, -1.0)
     log_t2 = _log_emg(s, b, u, s / b + u / s, 1.0)
@@ -130,6 +133,8 @@ class NormalLaplace(Distribution):
         are computed once per law and kept (``__dict__``, as `functools.cached_property` does), so repeated and
         scattered calls (a quadrature, a root search) reuse them.
         """
+        from scipy import special  # here, not at import: `import markovdp` stays light
+
         u = np.asarray(u, dtype=np.float64).reshape(-1)
         cells = self.__dict__.setdefault("_cells", ({}, {}))[int(survival)]
         width = 2.0 * self.sigma

@@ -159,17 +159,27 @@ class Certificate:
         return [c for c in self.candidates.values() if isinstance(c, Bound)]
 
     def delta(self, eps: ArrayLike) -> float | NDArray[np.float64]:
-        """min over candidate bounds of delta(eps); 1.0 where nothing applies."""
+        """min over candidate bounds of delta(eps); 1.0 where nothing applies.
+
+        Where the rule EXACT applies (STD-Exact) the result is exactly the exact profile: never looser (EXACT is a
+        candidate) and never below it (a theorem that attains the exact value may land an ulp lower in its own
+        arithmetic; the true value is not below the exact one, so the certificate is floored there).
+        """
         eps_arr = np.asarray(check_eps("eps", eps, allow_inf=True), dtype=np.float64)
         best = np.ones(eps_arr.shape)
         for bound in self.bounds:
             best = np.minimum(best, bound.delta(eps_arr))
+        if (exact := self.exact) is not None:
+            best = np.maximum(best, exact.delta(eps_arr))
         return _as_output(best, eps_arr)
 
     def epsilon(self, delta: float) -> float:
-        """The smallest eps certified at `delta` by any candidate (inf if none)."""
+        """The smallest eps certified at `delta` by any candidate (inf if none); where EXACT applies, the exact
+        eps(delta) (STD-Exact), floored there as `delta` is."""
         check_probability("delta", delta)
-        return min((b.epsilon(delta) for b in self.bounds), default=math.inf)
+        best = min((b.epsilon(delta) for b in self.bounds), default=math.inf)
+        exact = self.exact
+        return best if exact is None else max(best, exact.epsilon(delta))
 
     def renyi(self, alpha: ArrayLike) -> float | NDArray[np.float64]:
         """min over candidates of the RDP curve at alpha; inf where nothing applies."""
