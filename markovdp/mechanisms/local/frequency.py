@@ -132,3 +132,22 @@ def _require_informative(eps: float) -> None:
     if eps == 0.0:
         raise fail("eps", "> 0 for an unbiased estimate (at eps = 0 the reports are independent of the inputs)",
                    eps)
+
+
+def _support_rates(k: int, p: float, q: float) -> NDArray[np.float64]:
+    """A[x, v] = P(report supports v | X = x) of a pure oracle with support counts: p on the diagonal, q off it
+    (k × k; E[c / n] = f A, what the iterative Bayesian update reads)."""
+    rates = np.full((k, k), q)
+    np.fill_diagonal(rates, p)
+    return rates
+
+
+def _checked_support_counts(counts: ArrayLike, k: int, n: int, what: str) -> tuple[NDArray, int]:
+    """(counts as an array, n) after checking a length-k array of counts in [0, n] of n >= 1 reports."""
+    users = check_int("n", n, minimum=1)
+    c = np.asarray(counts)
+    if c.shape != (k,) or not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
+        raise fail("counts", f"a length-{k} array of {what}", f"shape {c.shape}")
+    if not np.all((c >= 0) & (c <= users)):
+        raise fail("counts", f"counts in [0, n] = [0, {users}]", c[~((c >= 0) & (c <= users))][0])
+    return c, users

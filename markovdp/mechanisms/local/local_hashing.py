@@ -29,7 +29,7 @@ from ..._random import RNGLike, as_generator
 from ..._validation import check_int, fail
 from ...operators.finite import FiniteKernel
 from .entropy import binary_entropy
-from .frequency import _estimator_gap, _require_informative
+from .frequency import _checked_support_counts, _estimator_gap, _require_informative, _support_rates
 from .implicit_channel import MAX_ENTRIES, check_n, check_oracle_eps, check_users
 from .implicit_mechanism import ImplicitOracle
 
@@ -236,18 +236,11 @@ class LocalHashing(ImplicitOracle):
     @property
     def count_rates(self) -> NDArray[np.float64]:
         """A[x, v] = P(report supports v | X = x): p on the diagonal, q off it (k × k)."""
-        rates = np.full((self.k, self.k), self.q)
-        np.fill_diagonal(rates, self.p)
-        return rates
+        return _support_rates(self.k, self.p, self.q)
 
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − 1/g) / (p − 1/g) from the support counts of n reports."""
-        users = check_n(n)
-        c = np.asarray(counts)
-        if c.shape != (self.k,) or not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
-            raise fail("counts", f"a length-{self.k} array of support counts", f"shape {c.shape}")
-        if not np.all((c >= 0) & (c <= users)):
-            raise fail("counts", f"counts in [0, n] = [0, {users}]", c[~((c >= 0) & (c <= users))][0])
+        c, users = _checked_support_counts(counts, self.k, n, "support counts")
         return (c / users - 1.0 / self.g) / self._gap()
 
     def estimator_variance(self, freq: ArrayLike, n: int) -> NDArray[np.float64]:

@@ -19,7 +19,7 @@ from numpy.typing import ArrayLike, NDArray
 from ..._random import RNGLike, as_generator
 from ..._validation import check_int, fail
 from ...operators.finite import FiniteKernel
-from .frequency import _bitmap_counts, _estimator_gap
+from .frequency import _bitmap_counts, _checked_support_counts, _estimator_gap, _support_rates
 from .implicit_channel import SubsetChannel, check_n, check_oracle_eps, check_users
 from .implicit_mechanism import ImplicitOracle
 
@@ -133,18 +133,11 @@ class SubsetSelection(ImplicitOracle):
     @property
     def count_rates(self) -> NDArray[np.float64]:
         """A[x, v] = P(report supports v | X = x): p on the diagonal, q off it (k × k)."""
-        rates = np.full((self.k, self.k), self.q)
-        np.fill_diagonal(rates, self.p)
-        return rates
+        return _support_rates(self.k, self.p, self.q)
 
     def estimate_counts(self, counts: ArrayLike, n: int) -> NDArray[np.float64]:
         """f̂ = (counts / n − q) / (p − q) from c_v = #{reports containing v} of n reports (`estimate`)."""
-        users = check_n(n)
-        c = np.asarray(counts)
-        if c.shape != (self.k,) or not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
-            raise fail("counts", f"a length-{self.k} array of counts", f"shape {c.shape}")
-        if not np.all((c >= 0) & (c <= users)):
-            raise fail("counts", f"counts in [0, n] = [0, {users}]", c[~((c >= 0) & (c <= users))][0])
+        c, users = _checked_support_counts(counts, self.k, n, "counts")
         return (c / users - self.q) / self._gap()
 
     def estimator_variance(self, freq: ArrayLike, n: int) -> NDArray[np.float64]:
