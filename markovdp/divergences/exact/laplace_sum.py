@@ -148,36 +148,38 @@ def _hs_middle(pair: _ShiftPair, eps: float) -> float:
 
 
 # ------------------------------------------------------------------------------------------ Rényi and KL
-def _log_integral(pair: _ShiftPair, h: Callable[[Array], Array], reach: float, what: str) -> float:
-    """log ∫_{−inf}^{Δ/2} e^h, by Gauss–Legendre on pieces with the integrand rescaled by its peak.
+def log_half_line_integral(h: Callable[[Array], Array], *, scale: float, step: float, half: float, reach: float,
+                           what: str, scan: tuple[int, int] = (1500, 65)) -> float:
+    """log ∫_{−inf}^{half} e^h, by Gauss–Legendre on pieces with the integrand rescaled by its peak.
 
-    The peak of h is found on a scan out to `reach` left of 0 (which must exceed its distance from 0); the
-    pieces end at 0 (the kink of f), Δ/2 and peak ± b 2^j (j >= −3, b the smaller scale: w decays at rate
-    k <= 1/b), within [x_end, Δ/2], x_end being past the peak with h(x_end) < peak − 80. On such pieces e^h
-    varies by at most a factor about e^(2^j) away from the peak, where the 40-point rule is exact to rounding;
-    the 20-point rule on the same pieces estimates the error, and a RuntimeWarning is raised if the two
-    differ by more than 1e-10 relative (plus 64 ulps of the peak value c: the rounding of h itself when c is
-    huge, e.g. 1e7 at alpha = 1e3, Δ/a = 1e4).
+    The peak of h is found on a scan (`scan` = points left of 0, points on [0, half]) out to `reach` left of 0
+    (which must exceed its distance from 0); the pieces end at 0 (the kink of f), half and peak ± step 2^j
+    (j >= −3; `step` the smaller scale: w decays at rate <= 1/step), within [x_end, half], x_end being past the
+    peak with h(x_end) < peak − 80 (found in steps of `scale`, the largest scale). On such pieces e^h varies by
+    at most a factor about e^(2^j) away from the peak, where the 40-point rule is exact to rounding; the
+    20-point rule on the same pieces estimates the error, and a RuntimeWarning is raised if the two differ by
+    more than 1e-10 relative (plus 64 ulps of the peak value c: the rounding of h itself when c is huge, e.g.
+    1e7 at alpha = 1e3, Δ/a = 1e4). Shared by the Laplace-sum and noise-chain pairs (`noise_chain`).
     """
-    a, half = pair.a, pair.dist / 2.0
-    grid = np.concatenate([-a * np.sinh(np.linspace(0.0, math.asinh(reach / a), 1500)),
-                           np.linspace(0.0, half, 65)])
-    with np.errstate(divide="ignore", invalid="ignore"):
+    a = scale
+    grid = np.concatenate([-a * np.sinh(np.linspace(0.0, math.asinh(reach / a), scan[0])),
+                           np.linspace(0.0, half, scan[1])])
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         values = np.nan_to_num(h(grid), nan=-np.inf)
         top = int(np.argmax(values))
         x_peak, c = float(grid[top]), float(values[top])
         x_end = float(grid[values >= c - _TAIL].min()) - a
         while h(np.array([x_end]))[0] >= c - _TAIL:
             x_end = 2.0 * x_end - a
-        powers = pair.b * 2.0 ** np.arange(-3, 64)
+        powers = step * 2.0 ** np.arange(-3, 64)
         pts = np.unique(np.concatenate([[x_end, 0.0, half, x_peak], x_peak - powers, x_peak + powers]))
         pts = pts[(pts >= x_end) & (pts <= half)]
         mid, width = (pts[1:] + pts[:-1]) / 2.0, (pts[1:] - pts[:-1]) / 2.0
-        totals = []
-        for nodes, weights in _RULES:
-            x = mid[:, None] + width[:, None] * nodes
-            integrand = np.exp(np.nan_to_num(h(x.ravel()), nan=-np.inf) - c).reshape(x.shape)
-            totals.append(float(np.sum(width * (integrand @ weights))))
+        nodes = [(mid[:, None] + width[:, None] * x).ravel() for x, _ in _RULES]
+        both = np.nan_to_num(h(np.concatenate(nodes)), nan=-np.inf) - c  # one call of h for both rules
+        parts = np.split(both, [nodes[0].size])
+        totals = [float(np.sum(width * (np.exp(part).reshape(mid.size, w.size) @ w)))
+                  for part, (_, w) in zip(parts, _RULES, strict=True)]
     total, coarse = totals
     if abs(total - coarse) > (1e-10 + 64 * _EPS_MACH * abs(c)) * total:  # h itself is rounded to ~ulp(c)
         warnings.warn(f"quadrature for {what} may be inaccurate: the 20- and 40-point rules give {coarse!r} and "
@@ -185,11 +187,16 @@ def _log_integral(pair: _ShiftPair, h: Callable[[Array], Array], reach: float, w
     return c + math.log(total) if total > 0.0 else -math.inf
 
 
+def _log_integral(pair: _ShiftPair, h: Callable[[Array], Array], reach: float, what: str) -> float:
+    """`log_half_line_integral` for the pair's h: largest scale a, smaller scale b, up to Δ/2."""
+    return log_half_line_integral(h, scale=pair.a, step=pair.b, half=pair.dist / 2.0, reach=reach, what=what)
+
+
 #: Gauss–Legendre rules on [−1, 1]: 40 points (the value) and 20 points (its error estimate).
 _RULES = (np.polynomial.legendre.leggauss(40), np.polynomial.legendre.leggauss(20))
 
 
-def _log_expm1(y: Array) -> Array:
+def log_expm1(y: Array) -> Array:
     """log(e^y − 1) for y > 0, without overflow."""
     return y + np.log(-np.expm1(-y))
 
@@ -222,7 +229,7 @@ def _renyi(dist: float, a: float, b: float, alpha: Array) -> Array:
         else:
             def h(x: Array, al: float = float(al)) -> Array:
                 loss = pair.loss(x)
-                return pair.log_f(x) + _log_expm1((al - 1.0) * loss) + np.log(-np.expm1(-al * loss))
+                return pair.log_f(x) + log_expm1((al - 1.0) * loss) + np.log(-np.expm1(-al * loss))
 
             log_i = _log_integral(pair, h, (al - 1.0) * dist + 200.0 * a, f"the Rényi divergence at alpha={al!r}")
             out[n] = min(max(float(np.logaddexp(0.0, log_i)) / (al - 1.0), 0.0), pair.z)

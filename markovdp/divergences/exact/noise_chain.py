@@ -18,18 +18,16 @@ Rényi and KL by Gauss–Legendre quadrature of positive integrands (as for `lap
 from __future__ import annotations
 
 import math
-import warnings
 from collections.abc import Callable
 
 import numpy as np
 
 from ...distributions.laplace_sum_n import LaplaceSumN
 from ...distributions.normal_laplace import NormalLaplace
+from .laplace_sum import log_expm1, log_half_line_integral
 from .registry import Array, NoRule, register
 
 _EPS_MACH = float(np.finfo(float).eps)
-_TAIL = 80.0  # integrands are truncated where they fall below e^-80 of their peak
-_RULES = (np.polynomial.legendre.leggauss(40), np.polynomial.legendre.leggauss(20))
 #: log S below which F(t) underflows: the hockey-stick is 0 in doubles
 _LOG_TINY = -746.0
 
@@ -102,37 +100,10 @@ def _hs_one(pair: ShiftLaw, eps: float) -> float:
 
 # ------------------------------------------------------------------------------------------ Rényi and KL
 def _log_integral(pair: ShiftLaw, h: Callable[[Array], Array], reach: float, what: str) -> float:
-    """log ∫_{−inf}^{Δ/2} e^h by Gauss–Legendre on panels around the peak of h (found on a scan out to `reach`
-    left of 0): ends at 0 (the kink), Δ/2, and peak ± b_min 2^j (j >= −3), truncated past the peak where
-    h < peak − 80. The 20-point rule on the same panels estimates the error; a RuntimeWarning above 1e-10."""
-    a, half = pair.b_max, pair.dist / 2.0
-    grid = np.concatenate([-a * np.sinh(np.linspace(0.0, math.asinh(reach / a), 400)), np.linspace(0.0, half, 33)])
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        values = np.nan_to_num(h(grid), nan=-np.inf)
-        top = int(np.argmax(values))
-        x_peak, c = float(grid[top]), float(values[top])
-        x_end = float(grid[values >= c - _TAIL].min()) - a
-        while h(np.array([x_end]))[0] >= c - _TAIL:
-            x_end = 2.0 * x_end - a
-        powers = pair.b_min * 2.0 ** np.arange(-3, 64)
-        pts = np.unique(np.concatenate([[x_end, 0.0, half, x_peak], x_peak - powers, x_peak + powers]))
-        pts = pts[(pts >= x_end) & (pts <= half)]
-        mid, width = (pts[1:] + pts[:-1]) / 2.0, (pts[1:] - pts[:-1]) / 2.0
-        x40 = (mid[:, None] + width[:, None] * _RULES[0][0]).ravel()
-        x20 = (mid[:, None] + width[:, None] * _RULES[1][0]).ravel()
-        both = np.nan_to_num(h(np.concatenate([x40, x20])), nan=-np.inf) - c
-        totals = [float(np.sum(width * (np.exp(both[:x40.size]).reshape(mid.size, 40) @ _RULES[0][1]))),
-                  float(np.sum(width * (np.exp(both[x40.size:]).reshape(mid.size, 20) @ _RULES[1][1])))]
-    total, coarse = totals
-    if abs(total - coarse) > (1e-10 + 64 * _EPS_MACH * abs(c)) * total:
-        warnings.warn(f"quadrature for {what} may be inaccurate: the 20- and 40-point rules give {coarse!r} and "
-                      f"{total!r} (times e^{c!r})", RuntimeWarning, stacklevel=3)
-    return c + math.log(total) if total > 0.0 else -math.inf
-
-
-def _log_expm1(y: Array) -> Array:
-    """log(e^y − 1) for y > 0, without overflow."""
-    return y + np.log(-np.expm1(-y))
+    """log ∫_{−inf}^{Δ/2} e^h (`laplace_sum.log_half_line_integral`: panels around the peak of h, steps of the
+    smallest scale, the 20-point rule as error estimate); a coarser scan (h is costlier here)."""
+    return log_half_line_integral(h, scale=pair.b_max, step=pair.b_min, half=pair.dist / 2.0, reach=reach,
+                                  what=what, scan=(400, 33))
 
 
 def shift_renyi(law: Law, dist: float, alpha: Array) -> Array:
@@ -151,7 +122,7 @@ def shift_renyi(law: Law, dist: float, alpha: Array) -> Array:
 
         def h(x: Array, al: float = float(al)) -> Array:
             loss = np.maximum(pair.loss(x), 1e-300)
-            return pair.log_f(x) + _log_expm1((al - 1.0) * loss) + np.log(-np.expm1(-al * loss))
+            return pair.log_f(x) + log_expm1((al - 1.0) * loss) + np.log(-np.expm1(-al * loss))
 
         log_i = _log_integral(pair, h, (al - 1.0) * dist + 200.0 * pair.b_max, f"the Rényi divergence at {al!r}")
         out[n] = min(max(float(np.logaddexp(0.0, log_i)) / (al - 1.0), 0.0), pair.z)
