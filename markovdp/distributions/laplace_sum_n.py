@@ -28,12 +28,12 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_points, check_range, check_real, fail
+from .._validation import check_range, check_real, fail
 from ..spaces import RealSpace
-from .base import Distribution, _count
+from .base import SymmetricLaw, _count
 
 Array = NDArray[np.float64]
 
@@ -112,7 +112,7 @@ def _exp_last_row(d: Array, u: Array) -> Array:
 
 
 @dataclass(frozen=True)
-class LaplaceSumN(Distribution):
+class LaplaceSumN(SymmetricLaw):
     """The law of loc + Σ_{i=1}^n X_i, X_i ~ Lap(0, b_i) independent: Lap(loc, b_1) through Laplace kernels of
     scales b_2, …, b_n. THEORY: STD-LaplaceSumN.
 
@@ -157,34 +157,6 @@ class LaplaceSumN(Distribution):
     def _log_sf_u(self, u: Array) -> Array:
         """log P(X > loc + u) for u >= 0."""
         return laplace_sum_log_terms(self.scales, u, survival=True)
-
-    def log_density(self, x: ArrayLike) -> Array:
-        """log f(x) in nats, finite for every finite x."""
-        x = check_points("x", x, 1)
-        return self._log_density_u(np.abs(x - self.loc))
-
-    def density(self, x: ArrayLike) -> Array:
-        return np.exp(self.log_density(x))
-
-    def log_cdf(self, x: ArrayLike) -> Array:
-        """log P(X <= x): log S(|x − loc|) left of loc, log1p(−S) right of it."""
-        return _log_side(self._log_sf_u, check_points("x", x, 1) - self.loc)
-
-    def log_sf(self, x: ArrayLike) -> Array:
-        """log P(X > x) = log_cdf(2 loc − x) (the law is symmetric about loc)."""
-        return _log_side(self._log_sf_u, self.loc - check_points("x", x, 1))
-
-    def cdf(self, x: ArrayLike) -> Array:
-        return np.exp(self.log_cdf(x))
-
-    def sf(self, x: ArrayLike) -> Array:
-        return np.exp(self.log_sf(x))
-
-
-def _log_side(log_sf_u: object, d: Array) -> Array:
-    """log P(X − loc <= d) for a law symmetric about loc, from log P(X > loc + u), u >= 0."""
-    log_tail = log_sf_u(np.abs(d))  # type: ignore[operator]
-    return np.where(d < 0.0, log_tail, np.log1p(-np.exp(np.minimum(log_tail, math.log(0.5)))))
 
 
 __all__ = ["LaplaceSumN"]

@@ -33,8 +33,8 @@ from numpy.typing import ArrayLike, NDArray
 from .._random import RNGLike, as_generator
 from .._validation import check_points, check_positive, check_real, fail
 from ..spaces import RealSpace
-from .base import Distribution, _count
-from .laplace_sum_n import _check_scales, _log_side, laplace_sum_log_terms
+from .base import SymmetricLaw, _count, log_symmetric_side
+from .laplace_sum_n import _check_scales, laplace_sum_log_terms
 
 Array = NDArray[np.float64]
 
@@ -73,7 +73,7 @@ def normal_laplace_log_terms(sigma: float, b: float, u: Array, *, survival: bool
 
 
 @dataclass(frozen=True)
-class NormalLaplace(Distribution):
+class NormalLaplace(SymmetricLaw):
     """The law of loc + G + Σ_i X_i, G ~ N(0, sigma²), X_i ~ Lap(0, b_i), all independent: Gaussian and Laplace
     noise in any order and count (Gaussians merge into one sigma). THEORY: STD-NormalLaplace, STD-LaplaceSumN.
 
@@ -187,31 +187,6 @@ class NormalLaplace(Distribution):
             return np.zeros(x.shape)
         return self._convolved(np.abs(x - self.loc), survival=False)[1].reshape(x.shape)
 
-    # ------------------------------------------------------------------------------------------ public API
-    def log_density(self, x: ArrayLike) -> Array:
-        """log f(x) in nats."""
-        x = check_points("x", x, 1)
-        return self._log_density_u(np.abs(x - self.loc)).reshape(x.shape)
-
-    def density(self, x: ArrayLike) -> Array:
-        return np.exp(self.log_density(x))
-
-    def log_cdf(self, x: ArrayLike) -> Array:
-        """log P(X <= x)."""
-        d = check_points("x", x, 1) - self.loc
-        return _log_side(lambda v: self._log_sf_u(v).reshape(v.shape), d)
-
-    def log_sf(self, x: ArrayLike) -> Array:
-        """log P(X > x) = log_cdf(2 loc − x)."""
-        d = self.loc - check_points("x", x, 1)
-        return _log_side(lambda v: self._log_sf_u(v).reshape(v.shape), d)
-
-    def cdf(self, x: ArrayLike) -> Array:
-        return np.exp(self.log_cdf(x))
-
-    def sf(self, x: ArrayLike) -> Array:
-        return np.exp(self.log_sf(x))
-
 
 def _log_gauss(g: Array, s: float) -> Array:
     return -0.5 * (g / s) ** 2 - math.log(s * math.sqrt(2.0 * math.pi))
@@ -221,7 +196,7 @@ def _signed_log(scales: tuple[float, ...], y: Array, survival: bool) -> Array:
     """log h(y) for y of any sign: the Laplace-sum density (even) or P(L > y) (from the upper tail or 1 − it)."""
     if not survival:
         return laplace_sum_log_terms(scales, np.abs(y), survival=False)
-    return _log_side(lambda v: laplace_sum_log_terms(scales, v, survival=True), -y)
+    return log_symmetric_side(lambda v: laplace_sum_log_terms(scales, v, survival=True), -y)
 
 
 __all__ = ["NormalLaplace"]
