@@ -1,7 +1,7 @@
 """Extensions on a cluster run there, or the sweep refuses naming what is missing (docs/extending.md).
 
 - A dask cluster started apart from this process (`dask scheduler`, `dask worker` on 127.0.0.1, one worker with
-  one thread, a module-scoped fixture): README's extending example without its module on the workers is an error
+  one thread, a module-scoped fixture): docs/tour.md's extending example without its module on the workers is an error
   naming the rule (as a module: before any task runs; as a script: from what the task ran); with the module
   uploaded (`Client.upload_file`) the rule runs there and the verdicts use it; a package installed here and on the
   workers (entry points `markovdp.theorems`, `markovdp.scenarios`) runs its rule there through `markovdp validate`;
@@ -40,11 +40,11 @@ RULE = "BBGG-F1+T1.1"
 
 
 def readme_extending_example() -> str:
-    """The definitions of README's "Extending" example: its first python block, up to the sweep it runs."""
-    text = (ROOT / "README.md").read_text()
+    """The definitions of the tour's "Extending" example (docs/tour.md): its first python block, up to the sweep."""
+    text = (ROOT / "docs" / "tour.md").read_text()
     block = text.split("## Extending", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
     definitions = block.split("\nwith open_executor(", 1)[0]
-    assert "@md.theorem(" in definitions and "Scenario(" in definitions, "README's extending example changed shape"
+    assert "@md.theorem(" in definitions and "Scenario(" in definitions, "docs/tour.md's example changed shape"
     return definitions
 
 
@@ -367,7 +367,7 @@ def test_what_a_task_used_is_compared_with_this_process():
 
 def test_readme_example_run_as_a_script_on_the_cluster_fails_naming_the_rule(cluster, site, tmp_path):
     script = tmp_path / "extending.py"
-    block = (ROOT / "README.md").read_text().split("## Extending", 1)[1].split("```python\n", 1)[1].split("```")[0]
+    block = (ROOT / "docs/tour.md").read_text().split("## Extending", 1)[1].split("```python\n", 1)[1].split("```")[0]
     assert 'open_executor("synchronous")' in block
     script.write_text(block.replace('open_executor("synchronous")', f"open_executor({cluster!r})"))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join((str(ROOT), str(site)))}  # the package is installed here too

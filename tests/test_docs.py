@@ -1,12 +1,15 @@
 """The documentation runs as written and stays inside the repository.
 
-- Every ```python block of README.md and docs/*.md runs: each file's blocks in order, in one fresh interpreter
-  (so a theorem the README registers does not leak into other tests), with cwd a temporary folder. A failure names
-  the file and the line of the block.
+- Every ```python block of README.md and docs/*.md runs on its own, in a fresh interpreter (so every block is
+  self-contained: its imports and set-up are in the block, and a theorem one block registers does not leak into
+  another), with cwd a temporary folder. A failure names the file and the line of the block.
 - Every ```bash / ```console block only uses real `markovdp` subcommands and flags (checked against
   `markovdp <sub> --help`, never run) and real `python -m` modules.
 - The set-up commands are the ones `.ci/run` runs.
-- Nothing in README.md, docs/ or markovdp/ points outside the repository.
+- Nothing in README.md, docs/ or markovdp/ points outside the repository; relative links resolve (to a file, or
+  to a page the site generates: the API reference).
+- The site builds: `mkdocs build --strict` (a broken reference or a docstring griffe cannot parse fails it), and
+  its API reference documents every name of `markovdp.__all__`.
 - docs/theory.md documents every THEORY ID the code and tests cite, and its Code / Tests references exist.
 """
 
@@ -14,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import importlib.util
 import json
 import os
 import re
@@ -30,19 +34,17 @@ ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 FENCE = re.compile(r"^```(\w*)\s*$")
 
-#: Runs the blocks given as JSON [(path, first line, source), ...] in one namespace. Each block is compiled
-#: under the Markdown file's name, padded so that traceback line numbers are the file's own.
+#: Runs the block given as JSON [path, first line, source] in a fresh namespace. The block is compiled under the
+#: Markdown file's name, padded so that traceback line numbers are the file's own.
 RUNNER = r"""
 import json, sys, traceback
-blocks = json.load(open(sys.argv[1]))
-namespace = {"__name__": "__main__"}
-for path, line, source in blocks:
-    try:
-        exec(compile("\n" * (line - 1) + source, path, "exec"), namespace)
-    except BaseException:
-        traceback.print_exc()
-        print(f"{path}:{line}: the python block starting on this line failed", file=sys.stderr)
-        sys.exit(1)
+path, line, source = json.load(open(sys.argv[1]))
+try:
+    exec(compile("\n" * (line - 1) + source, path, "exec"), {"__name__": "__main__"})
+except BaseException:
+    traceback.print_exc()
+    print(f"{path}:{line}: the python block starting on this line failed", file=sys.stderr)
+    sys.exit(1)
 """
 
 
@@ -69,33 +71,44 @@ def rel(path: Path) -> str:
 
 # --------------------------------------------------------------------------------------------- python blocks
 
-@pytest.mark.parametrize("path", [p for p in DOCS if blocks(p, ("python",))], ids=rel)
-def test_python_blocks_run_in_order_in_a_fresh_interpreter(path, tmp_path):
-    code = [(str(path), line, source) for line, source in blocks(path, ("python",))]
-    (tmp_path / "blocks.json").write_text(json.dumps(code))
+def run_block(path: Path, line: int, source: str, tmp_path: Path, timeout: float = 600) -> subprocess.CompletedProcess:
+    """Run one block in a fresh interpreter, with cwd `tmp_path`."""
+    (tmp_path / "block.json").write_text(json.dumps([str(path), line, source]))
     (tmp_path / "runner.py").write_text(RUNNER)
     env = {**os.environ, "MPLBACKEND": "Agg"}
-    result = subprocess.run([sys.executable, "runner.py", "blocks.json"], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=600, env=env)
-    assert result.returncode == 0, f"{rel(path)}:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
+    return subprocess.run([sys.executable, "runner.py", "block.json"], cwd=tmp_path, capture_output=True, text=True,
+                          timeout=timeout, env=env)
 
 
-def test_the_readme_keeps_its_tour_and_its_extension_examples():
-    assert len(blocks(ROOT / "README.md", ("python",))) >= 3, "README.md lost its tour or an extension example"
+PYTHON_BLOCKS = [(path, line, source) for path in DOCS for line, source in blocks(path, ("python",))]
+
+
+@pytest.mark.parametrize(("path", "line", "source"), PYTHON_BLOCKS, ids=[f"{rel(p)}:{n}" for p, n, _ in PYTHON_BLOCKS])
+def test_python_block_runs_in_a_fresh_interpreter(path, line, source, tmp_path):
+    result = run_block(path, line, source, tmp_path)
+    assert result.returncode == 0, f"{rel(path)}:{line}:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
+
+
+def test_the_readme_keeps_its_tour_and_the_tour_its_extension_examples():
+    assert blocks(ROOT / "README.md", ("python",)), "README.md lost its short tour"
+    tour = blocks(ROOT / "docs" / "tour.md", ("python",))
+    assert len(tour) >= 5 and any("@md.theorem(" in source for _, source in tour), "docs/tour.md lost its examples"
 
 
 def test_runner_reports_the_file_and_line_of_a_failing_block(tmp_path):
     doc = tmp_path / "page.md"
-    doc.write_text("text\n\n```python\nx = 1\n```\n\nmore\n\n```python\nassert x == 2, 'wrong'\n```\n")
-    code = [(str(doc), line, source) for line, source in blocks(doc, ("python",))]
-    assert [line for _, line, _ in code] == [4, 10]
-    (tmp_path / "blocks.json").write_text(json.dumps(code))
-    (tmp_path / "runner.py").write_text(RUNNER)
-    result = subprocess.run([sys.executable, "runner.py", "blocks.json"], cwd=tmp_path, capture_output=True,
-                            text=True, timeout=60)
-    assert result.returncode == 1
-    assert f"{doc}:10: the python block" in result.stderr
-    assert f'File "{doc}", line 10' in result.stderr and "wrong" in result.stderr
+    doc.write_text("text\n\n```python\nx = 1\n```\n\nmore\n\n```python\nassert x == 2, 'wrong'\n```\n\n"
+                   "```python\nx = 1\nassert x == 2, 'wrong'\n```\n")
+    code = blocks(doc, ("python",))
+    assert [line for line, _ in code] == [4, 10, 14]
+    assert run_block(doc, *code[0], tmp_path, timeout=60).returncode == 0
+    # Each block runs in a fresh interpreter: the second block does not see the first block's x.
+    alone = run_block(doc, *code[1], tmp_path, timeout=60)
+    assert alone.returncode == 1 and "NameError" in alone.stderr and f"{doc}:10: the python block" in alone.stderr
+    failed = run_block(doc, *code[2], tmp_path, timeout=60)
+    assert failed.returncode == 1
+    assert f"{doc}:14: the python block" in failed.stderr
+    assert f'File "{doc}", line 15' in failed.stderr and "wrong" in failed.stderr
 
 
 # ---------------------------------------------------------------------------------------------- shell blocks
@@ -188,10 +201,57 @@ def test_nothing_points_outside_the_repository():
 
 
 def test_relative_links_in_the_docs_resolve():
+    api = ROOT / "docs" / "api"
+    generated = {api / "index.md"} | {api / file for file, _, _ in reference_pages()}
     for path in DOCS:
         for target in re.findall(r"\]\(([^)#\s]+)(?:#[^)]*)?\)", path.read_text()):
             if "://" not in target:
-                assert (path.parent / target).exists(), f"{rel(path)}: broken link {target}"
+                resolved = Path(os.path.normpath(path.parent / target))
+                assert resolved.exists() or resolved in generated, f"{rel(path)}: broken link {target}"
+
+
+# ---------------------------------------------------------------------------------------------- the site
+
+def api_hook():
+    """docs/hooks/api_reference.py, the mkdocs hook that generates the API reference."""
+    spec = importlib.util.spec_from_file_location("api_reference", ROOT / "docs" / "hooks" / "api_reference.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@functools.cache
+def reference_pages() -> dict[tuple[str, str, str], list[tuple[str, str]]]:
+    return api_hook().reference_pages()
+
+
+def test_the_api_reference_lists_every_public_name_once():
+    import markovdp
+
+    listed = [name for entries in reference_pages().values() for name, _ in entries]
+    assert sorted(listed) == sorted(markovdp.__all__)
+    by_page = {file: [name for name, _ in entries] for (file, _, _), entries in reference_pages().items()}
+    assert {"certify", "privacy_profile", "calibrate"} <= set(by_page["guarantees.md"])
+    assert {"theorem", "PUSHES", "register_divergence"} <= set(by_page["extending.md"])  # "# extending markovdp"
+    assert {"run_sweep", "Scenario"} <= set(by_page["sweeps.md"])  # lazy names, documented where they live
+    assert "estimate_renyi_histogram" in by_page["estimators.md"]
+
+
+def test_mkdocs_build_strict_documents_every_public_name(tmp_path):
+    """The site builds with --strict (a warning fails it: a broken link or cross-reference, a docstring griffe
+    cannot parse), and every name of `markovdp.__all__` has its anchor on its page of the reference."""
+    site = tmp_path / "site"
+    result = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(site)], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300,
+                            env={**os.environ, "NO_MKDOCS_2_WARNING": "1", "MPLBACKEND": "Agg"})
+    assert result.returncode == 0, f"mkdocs build --strict failed:\n{result.stdout[-3000:]}\n{result.stderr[-6000:]}"
+    missing = []
+    for (file, _, _), entries in reference_pages().items():
+        html = (site / "api" / file.removesuffix(".md") / "index.html").read_text()
+        missing += [f"{file}: {name} ({ident})" for name, ident in entries if f'id="{ident}"' not in html]
+    assert not missing, "names without their entry in the API reference:\n" + "\n".join(missing)
+    for page in ("getting-started", "reading-the-report", "cluster", "benchmarks", "tour", "theory"):
+        assert (site / page / "index.html").exists(), f"the site lacks {page}"
 
 
 # ------------------------------------------------------------------------------------------------ theory.md

@@ -59,7 +59,7 @@ class Scenario:
     Parameters
     ----------
     name, theory_id, description : what is checked (``theory_id`` cites docs/theory.md).
-    grid, quick_grid : coordinate name → values (the full and the ``--quick`` grid).
+    grid_full, grid_quick : coordinate name → values (the full and the ``--quick`` grid).
     pipeline : point → the mechanism or pipeline whose certificate gives the bound.
     witness : point → the concrete pipeline whose exact value and samples are compared (default: pipeline).
     pair : point → the two inputs (x, x') to sample (default: the worst pair of the witness at ``eps``).
