@@ -237,6 +237,17 @@ def test_the_api_reference_lists_every_public_name_once():
     assert "estimate_renyi_histogram" in by_page["estimators.md"]
 
 
+def test_prose_parameter_lines_become_descriptions_and_type_lines_stay():
+    spec = importlib.util.spec_from_file_location("prose", ROOT / "docs" / "hooks" / "prose_parameters.py")
+    prose = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(prose)
+    doc = ("Summary.\n\nParameters\n----------\neps : privacy level in nats, >= 0.\nk : int, optional\n    Cells.\n"
+           'method : {"box", "plugin"}\nx, y : the two inputs, on\n    two lines.\n\nReturns\n-------\nq : the value\n')
+    assert prose.rewrite(doc).splitlines()[4:] == [
+        "eps", "    privacy level in nats, >= 0.", "k : int, optional", "    Cells.", 'method : {"box", "plugin"}',
+        "x, y", "    the two inputs, on", "    two lines.", "", "Returns", "-------", "q : the value"]
+
+
 def test_mkdocs_build_strict_documents_every_public_name(tmp_path):
     """The site builds with --strict (a warning fails it: a broken link or cross-reference, a docstring griffe
     cannot parse), and every name of `markovdp.__all__` has its anchor on its page of the reference."""

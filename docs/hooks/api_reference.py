@@ -122,7 +122,10 @@ def summary(name: str) -> str:
     """The first line of a public name's docstring, for the table at the top of its page."""
     import markovdp
 
-    doc = getattr(markovdp, name).__doc__ if not isinstance(getattr(markovdp, name), dict | list) else None
+    obj = getattr(markovdp, name)
+    # an instance of a type from outside markovdp (a type alias, a dict) has that type's docstring, not its own
+    foreign = not (isinstance(obj, type) or callable(obj)) and not type(obj).__module__.startswith("markovdp")
+    doc = None if foreign else obj.__doc__
     first = (doc or "").strip().split("\n\n")[0]
     return " ".join(first.split()).replace("|", "\\|")
 
