@@ -246,8 +246,9 @@ def private_fano_bound(channel_or_eps_delta: Any, prior_family: PriorFamily, n: 
     route = min(routes, key=lambda name: (routes[name], ROUTES.index(name)))
     information = routes[route]
     closed, sharp = fano_error_bound(information, prior_family.size)
+    risk = float(prior_family.loss(prior_family.tau)) * sharp
     return FanoBound(n, prior_family.size, prior_family.tau, information, route, MappingProxyType(routes),
-                     input_info, one_sample, eta, phi, closed, sharp, float(prior_family.loss(prior_family.tau)) * sharp)
+                     input_info, one_sample, eta, phi, closed, sharp, risk)
 
 
 __all__ = ["FanoBound", "PriorFamily", "fano_error_bound", "mutual_information", "private_fano_bound"]
