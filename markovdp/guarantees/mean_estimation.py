@@ -30,6 +30,8 @@ def dominating_binary_channel(eps: float, delta: float) -> NDArray[np.float64]:
     """The 2 × 4 channel Q with Q(.|0) = [delta, (1 − delta) e^eps/(1 + e^eps), (1 − delta)/(1 + e^eps), 0] and
     Q(.|1) its reverse: every (eps, delta)-LDP channel on two inputs is Q followed by a Markov kernel (Kairouz, Oh,
     Viswanath 2015, Thm 2). THEORY: AAC-LeCam-mean. Columns that are zero (the outer two at delta = 0) are dropped.
+    At eps = inf it is the limit [delta, 1 − delta, 0, 0], which reveals the input: more informative than any channel,
+    so a bound computed through it stays valid.
 
     Raises
     ------
