@@ -27,17 +27,17 @@ from markovdp.mechanisms.finite import RandomizedResponse
 
 @pytest.mark.parametrize("k", [1, 5, 11, 12, 16, 33, 64, 96])
 def test_aac_packing_has_the_size_and_separation(k):
-    vectors = hypercube_packing(k, seed=k)
+    vectors = hypercube_packing(k, rng=k)
     assert vectors.shape == (math.ceil(math.exp(k / 16)), k)
     assert set(np.unique(vectors)) <= {-1, 1}
     assert pdist(vectors.astype(float), "cityblock").min() >= k / 2  # scipy's l1, not the module's inner products
     found = check_packing(vectors)
     assert found.ok and found.size == packing_size(k) and found.required_l1 == k / 2
-    assert np.array_equal(vectors, hypercube_packing(k, seed=k))  # deterministic given the seed
+    assert np.array_equal(vectors, hypercube_packing(k, rng=k))  # deterministic given the seed
 
 
 def test_aac_packing_check_finds_bad_packings_and_the_size_limit():
-    good = hypercube_packing(32, seed=3)
+    good = hypercube_packing(32, rng=3)
     close = good.copy()
     close[1] = close[0]
     close[1, :7] *= -1  # l1 distance 14 < k/2 = 16 from row 0
@@ -162,9 +162,11 @@ def test_aac_lecam_mean_bounded_below_exact_risks():
 
 
 def test_aac_lecam_mean_scaling_and_no_privacy_limit():
-    small = mean_le_cam(50, 0.5, 0.0, model="second_moment", sigma=1.0)
     big = mean_le_cam(50, 0.5, 0.0, model="second_moment", sigma=3.0)
-    assert big.bound == pytest.approx(9.0 * small.bound, rel=1e-9)
+    support, p0, p1 = np.array(big.support), np.array(big.p0), np.array(big.p1)
+    assert p1 @ support**2 == pytest.approx(9.0, rel=1e-12) and p0 @ support**2 == 0.0  # the model: E X² <= sigma²
+    assert (big.theta0, big.theta1) == pytest.approx((p0 @ support, p1 @ support), rel=1e-12)
+    assert big.bound == pytest.approx((big.theta1 - big.theta0) ** 2 / 4 * (1 - big.tv), rel=1e-9)
     # eps = inf, delta = 0: Q is the identity on two points; the bound is the non-private two-point bound
     free = mean_le_cam(20, math.inf, 0.0)
     gamma = free.theta1
@@ -191,7 +193,7 @@ def test_aac_lecam_mean_rejects_bad_input():
 
 def l2_family(k: int, s: float, seed: int = 0) -> tuple[PriorFamily, np.ndarray]:
     """The packing family on the 2k atoms ±e_j (atom 2j is +e_j, 2j + 1 is −e_j): P_v(±e_j) = (1 ± s v_j)/(2k)."""
-    packing = hypercube_packing(k, seed=seed).astype(float)
+    packing = hypercube_packing(k, rng=seed).astype(float)
     laws = np.empty((packing.shape[0], 2 * k))
     laws[:, 0::2] = (1 + s * packing) / (2 * k)
     laws[:, 1::2] = (1 - s * packing) / (2 * k)

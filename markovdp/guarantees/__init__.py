@@ -14,7 +14,10 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
   `intrinsic_sensitivity_with_error`, `semigroup_intrinsic_sensitivity`, `intrinsic_kappa`, `integrate_kappa`,
   `coordinate_carre_du_champ`, `semigroup_log_density`, `semigroup_log_ratio_gradient`, `default_y_bounds`.
 - local DP and estimation: `ldp_contraction_bound` (AAC-phi), `le_cam_bound`, `product_tv`,
-  `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); key reuse and multi-level privacy: `compare_key_reuse`,
+  `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); `private_fano_bound`, `PriorFamily`, `FanoBound`,
+  `fano_error_bound`, the hypercube packing `hypercube_packing`, `check_packing`, `PackingCheck`, `packing_size`, and
+  `l2_mean_fano_bound`, `L2MeanFano` (AAC-Fano); `mean_le_cam`, `MeanLeCam`, `dominating_binary_channel`
+  (AAC-LeCam-mean); key reuse and multi-level privacy: `compare_key_reuse`,
   `KeyReuse`, `multilevel_exact_epsilons`, `multilevel_predicted_epsilon` (SRP-Seq, SRP-ML).
 - the maxima over dominating pairs and their registries: `pair_maxima` (DESIGN §4).
 """
@@ -44,6 +47,7 @@ from .coupling import (
     translation_coupling_rdp,
 )
 from .exact import privacy_epsilon, privacy_profile, renyi_profile, worst_pair
+from .fano import FanoBound, PriorFamily, fano_error_bound, private_fano_bound
 from .intrinsic_sensitivity import (
     brownian_intrinsic_sensitivity,
     coordinate_carre_du_champ,
@@ -67,6 +71,8 @@ from .iteration import (
     opt_factor,
 )
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
+from .mean_estimation import L2MeanFano, MeanLeCam, dominating_binary_channel, l2_mean_fano_bound, mean_le_cam
+from .packing import PackingCheck, check_packing, hypercube_packing, packing_size
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
@@ -87,4 +93,7 @@ __all__ = [
     "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "semigroup_log_density",
     "semigroup_log_ratio_gradient", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp",
     "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
+    # AAC-Fano, AAC-LeCam-mean
+    "FanoBound", "L2MeanFano", "MeanLeCam", "PackingCheck", "PriorFamily", "check_packing", "dominating_binary_channel",
+    "fano_error_bound", "hypercube_packing", "l2_mean_fano_bound", "mean_le_cam", "packing_size", "private_fano_bound",
 ]

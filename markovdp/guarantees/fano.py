@@ -163,11 +163,14 @@ def _channel_or_pair(value: Any) -> tuple[NDArray[np.float64] | None, float, flo
 def fano_error_bound(information: float, size: int) -> tuple[float, float]:
     """(1 − (I + log 2)/log M, the least p in [0, 1 − 1/M] with h(p) + p log(M − 1) >= log M − I), both >= 0.
 
-    THEORY: AAC-Fano. h(p) + p log(M − 1) increases from 0 to log M on [0, 1 − 1/M], so the second is a root;
+    THEORY: AAC-Fano. `information` I >= 0 in nats (``inf`` allowed), `size` M >= 2 (ValueError otherwise).
+    h(p) + p log(M − 1) increases from 0 to log M on [0, 1 − 1/M], so the second is a root;
     h <= log 2 and log(M − 1) <= log M give the first <= the second.
     """
     from scipy import optimize, special
 
+    information = float(check_eps("information", information, allow_inf=True))
+    size = check_int("size", size, minimum=2)
     log_m = math.log(size)
     closed = max(1.0 - (information + math.log(2.0)) / log_m, 0.0)
     target = log_m - information

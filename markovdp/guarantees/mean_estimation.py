@@ -75,13 +75,14 @@ class MeanLeCam:
     phi: float
 
 
-def _pair(model: str, x: float, sigma: float) -> tuple[tuple[float, float], NDArray[np.float64], NDArray[np.float64],
+def _pair(model: str, x: float) -> tuple[tuple[float, float], NDArray[np.float64], NDArray[np.float64],
                                                         float, float]:
-    """(support, p0, p1, theta0, theta1) of the family's member x (gamma for "bounded", p for "second_moment")."""
+    """(support, p0, p1, theta0, theta1) of the family's member x (gamma for "bounded", p for "second_moment" at
+    sigma = 1: support and means scale with sigma, the risk with sigma², the TV not at all)."""
     if model == "bounded":  # X in {−1, 1}, means ∓gamma
         return (-1.0, 1.0), np.array([(1 + x) / 2, (1 - x) / 2]), np.array([(1 - x) / 2, (1 + x) / 2]), -x, x
-    # second moment <= sigma²: X = 0, or X in {0, sigma/sqrt(p)} with P(sigma/sqrt(p)) = p (E X² = sigma²)
-    return (0.0, sigma / math.sqrt(x)), np.array([1.0, 0.0]), np.array([1.0 - x, x]), 0.0, sigma * math.sqrt(x)
+    # second moment <= 1: X = 0, or X in {0, 1/sqrt(p)} with P(1/sqrt(p)) = p (E X² = 1)
+    return (0.0, 1.0 / math.sqrt(x)), np.array([1.0, 0.0]), np.array([1.0 - x, x]), 0.0, math.sqrt(x)
 
 
 def _pair_kl(model: str, x: float) -> float:
@@ -149,22 +150,24 @@ def mean_le_cam(n: int, eps: float, delta: float, *, model: str = "bounded", sig
     phi = ldp_contraction_bound(eps, delta)
 
     def exact(x: float) -> float:
-        _, p0, p1, t0, t1 = _pair(model, x, sigma)
+        _, p0, p1, t0, t1 = _pair(model, x)
         return le_cam_bound(channel, p0, p1, n, theta0=t0, theta1=t1)
 
     def closed(x: float) -> float:
-        _, _, _, t0, t1 = _pair(model, x, sigma)
+        _, _, _, t0, t1 = _pair(model, x)
         return (t1 - t0) ** 2 / 8.0 * math.exp(-n * phi * _pair_kl(model, x)) if phi > 0 else (t1 - t0) ** 2 / 8.0
 
     high = 1.0 - 1e-9
     x = _maximise(exact, 1e-6, high)
-    support, p0, p1, t0, t1 = _pair(model, x, sigma)
+    support, p0, p1, t0, t1 = _pair(model, x)
     bound = exact(x)
     tv = 1.0 - bound / ((t1 - t0) ** 2 / 4.0)
     x_closed = _maximise(closed, 1e-6, high)
-    return MeanLeCam(model, n, eps, delta, sigma if model == "second_moment" else math.nan, bound, max(tv, 0.0),
-                     support, (float(p0[0]), float(p0[1])), (float(p1[0]), float(p1[1])), t0, t1, closed(x_closed),
-                     phi)
+    scale = sigma if model == "second_moment" else 1.0
+    return MeanLeCam(model, n, eps, delta, scale if model == "second_moment" else math.nan,
+                     bound * scale * scale, max(tv, 0.0), (support[0] * scale, support[1] * scale),
+                     (float(p0[0]), float(p0[1])), (float(p1[0]), float(p1[1])), t0 * scale, t1 * scale,
+                     closed(x_closed) * scale * scale, phi)
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from .._random import RNGLike, as_generator
 from .._validation import check_int, fail, readonly
 
 #: The largest dimension `hypercube_packing` builds (ceil(e^{128/16}) = 2981 vectors; pairwise checks ~k N²).
 MAX_PACKING_K = 128
+#: The largest k whose size ceil(e^{k/16}) `packing_size` computes (e^{k/16} overflows a float beyond ~11356).
+MAX_SIZE_K = 11_200
 #: Random candidates drawn per vector needed before `hypercube_packing` gives up (never reached for k <= 128).
 CANDIDATES_PER_VECTOR = 1000
 #: Candidates drawn and checked against the kept vectors at once.
@@ -27,10 +29,13 @@ BATCH = 64
 
 def packing_size(k: int) -> int:
     """ceil(e^{k/16}), the number of vectors the AAC packing of {−1, 1}^k has (e^{k/16} is never an integer)."""
-    return math.ceil(math.exp(check_int("k", k, minimum=1) / 16.0))
+    k = check_int("k", k, minimum=1)
+    if k > MAX_SIZE_K:
+        raise fail("k", f"at most {MAX_SIZE_K} (e^(k/16) overflows a float beyond)", k)
+    return math.ceil(math.exp(k / 16.0))
 
 
-def hypercube_packing(k: int, *, seed: Any = 0) -> NDArray[np.int8]:
+def hypercube_packing(k: int, *, rng: RNGLike = 0) -> NDArray[np.int8]:
     """ceil(e^{k/16}) vectors of {−1, 1}^k, pairwise l1 distance >= k/2 (THEORY: AAC-Fano), one per row.
 
     Greedy Gilbert–Varshamov construction from uniform random candidates drawn with ``numpy.random.default_rng(seed)``:
@@ -40,8 +45,8 @@ def hypercube_packing(k: int, *, seed: Any = 0) -> NDArray[np.int8]:
     ----------
     k : int
         The dimension, 1 <= k <= `MAX_PACKING_K`.
-    seed : int or SeedSequence, default 0
-        The seed of the candidates.
+    rng : Generator, int seed, SeedSequence or None, default 0
+        The randomness of the candidates (an int seed: a deterministic packing).
 
     Raises
     ------
@@ -53,13 +58,13 @@ def hypercube_packing(k: int, *, seed: Any = 0) -> NDArray[np.int8]:
         raise fail("k", f"at most {MAX_PACKING_K} (the packing has ceil(e^(k/16)) vectors, {packing_size(k)} at "
                         f"this k, each checked against the others)", k)
     need, radius = packing_size(k), math.ceil(k / 4.0)
-    rng = np.random.default_rng(seed)
+    generator = as_generator(rng)
     kept = np.empty((need, k), dtype=np.float64)
     count, drawn = 0, 0
     while count < need:
         if drawn > CANDIDATES_PER_VECTOR * need:  # pragma: no cover - GV: the code can hold far more vectors
             raise RuntimeError(f"hypercube_packing({k}): only {count} of {need} vectors found.")
-        batch = rng.choice(np.array([-1.0, 1.0]), size=(BATCH, k))
+        batch = generator.choice(np.array([-1.0, 1.0]), size=(BATCH, k))
         drawn += BATCH
         # l1 = k − <u, v> (twice the Hamming distance), exact in floats (integers below 2^53)
         if count:
