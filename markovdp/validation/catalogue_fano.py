@@ -1,4 +1,11 @@
-"""The scenario of Fano's method under local DP (AAC-Fano) that `markovdp validate` runs.
+"""The scenarios of Fano's method under local DP (AAC-Fano) and of private mean estimation (AAC-LeCam-mean) that
+`markovdp validate` runs.
+
+AAC-LeCam-mean: the two-point Le Cam bound for one-dimensional mean estimation holds for every (eps, delta)-LDP
+channel because the TV of n outputs is largest through the dominating channel Q (`dominating_binary_channel`). The
+scenario puts a seeded random binary channel K at its exact eps (`ldp_epsilon(K, delta)`) beside Q at the same
+(eps, delta), for the pair `mean_le_cam` chose: ``bound`` = TV of n outputs through Q, ``exact`` = through K (count
+laws, exact), and a Monte Carlo of K's n-sample output counts with the box interval at eps = 0 (TV).
 
 A fixed family of M input laws on k = 5 points (seeded Dirichlet(1/2) rows, V uniform) is observed through n samples
 of k-ary randomized response at eps. Fano's inequality with the bound on I(V; Z^n) of `private_fano_bound` caps the
@@ -20,9 +27,11 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from ..divergences.estimate import Estimate
+from ..divergences.estimate import Estimate, estimate_hockey_stick_from_counts
+from ..guarantees.coefficients import ldp_epsilon
 from ..guarantees.fano import FanoBound, PriorFamily, private_fano_bound
-from ..guarantees.le_cam import _count_log_pmfs
+from ..guarantees.le_cam import _count_log_pmfs, product_tv
+from ..guarantees.mean_estimation import MeanLeCam, dominating_binary_channel, mean_le_cam
 from ..mechanisms.finite import RandomizedResponse
 from .scenario import Scenario, ScenarioVariable
 
@@ -161,4 +170,107 @@ AAC_FANO = MapTestScenario(
     },
 )
 
-FANO_SCENARIOS = (AAC_FANO,)
+
+# ------------------------------------------------------------------------------------ AAC-LeCam-mean
+#: The seed of the random binary channels.
+MEAN_SEED = 2015
+
+MEAN_COORDINATES = {
+    "channel": ("seed index of the random binary-input, binary-output channel K", "1"),
+    "delta": ("the channel's delta (its eps is exact at this delta)", "1"),
+    "n": ("number of privatised samples", "1"),
+    "model": ("data class: bounded (X in [-1, 1]) or second_moment (E X^2 <= 1)", "1"),
+}
+
+
+@lru_cache(maxsize=64)
+def mean_channel(channel: int) -> NDArray[np.float64]:
+    """A seeded 2 × 2 channel with every entry positive (finite eps at every delta)."""
+    rng = np.random.default_rng([MEAN_SEED, int(channel)])
+    matrix = rng.dirichlet(np.ones(2), size=2)
+    matrix.setflags(write=False)
+    return matrix
+
+
+@lru_cache(maxsize=256)
+def _mean(channel: int, delta: float, n: int, model: str) -> tuple[float, MeanLeCam]:
+    eps = ldp_epsilon(mean_channel(channel), float(delta))
+    return eps, mean_le_cam(int(n), eps, float(delta), model=str(model))
+
+
+def _mean_laws(point: dict) -> tuple[float, NDArray[np.float64], NDArray[np.float64]]:
+    eps, found = _mean(int(point["channel"]), float(point["delta"]), int(point["n"]), str(point["model"]))
+    return eps, np.array(found.p0), np.array(found.p1)
+
+
+def mean_bound(point: dict) -> tuple[float, str, dict[str, float]]:
+    """TV of n outputs through the dominating channel Q at the channel's (eps, delta): the largest over channels."""
+    eps, p0, p1 = _mean_laws(point)
+    Q = dominating_binary_channel(eps, float(point["delta"]))
+    value = product_tv(p0 @ Q, p1 @ Q, int(point["n"]))
+    return value, "AAC-LeCam-mean", {"AAC-LeCam-mean": value}
+
+
+def mean_exact(point: dict) -> float:
+    _, p0, p1 = _mean_laws(point)
+    K = mean_channel(int(point["channel"]))
+    return product_tv(p0 @ K, p1 @ K, int(point["n"]))
+
+
+def mean_channel_eps(point: dict, values: dict) -> float:
+    return _mean_laws(point)[0]
+
+
+def mean_le_cam_bound(point: dict, values: dict) -> float:
+    return _mean(int(point["channel"]), float(point["delta"]), int(point["n"]), str(point["model"]))[1].bound
+
+
+def mean_closed_form(point: dict, values: dict) -> float:
+    return _mean(int(point["channel"]), float(point["delta"]), int(point["n"]), str(point["model"]))[1].closed_form
+
+
+@dataclass(frozen=True)
+class CountTVScenario(Scenario):
+    """A `Scenario` whose Monte Carlo is the number of 1-outputs among n samples of K from each law of the pair
+    (a sufficient statistic), binned on 0..n; `estimate` is the box interval of the TV (E_1) of the two count laws."""
+
+    def simulate(self, point: dict[str, Any], n: int, rng: np.random.Generator) -> NDArray[np.int64] | None:
+        _, p0, p1 = _mean_laws(point)
+        K = mean_channel(int(point["channel"]))
+        samples = int(point["n"])
+        rows = []
+        for law in (p0, p1):
+            x = (rng.random((n, samples)) < law[1]).astype(np.int64)  # input 1 with probability law[1]
+            ones = (rng.random((n, samples)) < K[x, 1]).sum(axis=1)
+            rows.append(np.bincount(ones, minlength=samples + 1))
+        return np.asarray(rows, dtype=np.int64)
+
+    def estimate(self, point: dict[str, Any], counts: NDArray[np.int64], confidence: float) -> Estimate | None:
+        total = counts.sum(axis=0)
+        return estimate_hockey_stick_from_counts(total[0], total[1], eps=0.0, confidence=confidence, method="box")
+
+
+AAC_LE_CAM_MEAN = CountTVScenario(
+    name="AAC-LeCam-mean",
+    theory_id="AAC-LeCam-mean",
+    description="One-dimensional private mean estimation: the TV of n outputs of a random (eps, delta)-LDP binary "
+                "channel, exact and by Monte Carlo, never above that through the Kairouz-Oh-Viswanath dominating "
+                "channel, on which the two-point Le Cam bound for every channel rests.",
+    grid_full={"channel": (0, 1, 2, 3), "delta": (0.0, 0.01, 0.1), "n": (4, 16, 32),
+               "model": ("bounded", "second_moment")},
+    grid_quick={"channel": (0, 1), "delta": (0.0, 0.05), "n": (8,), "model": ("bounded",)},
+    bound=mean_bound,
+    exact=mean_exact,
+    estimator="discrete",
+    quantity="tv",
+    label="total variation of the n privatised samples",
+    coordinates=MEAN_COORDINATES,
+    variables={
+        "channel_eps": ScenarioVariable("the channel's exact eps at delta (ldp_epsilon)", "nats", mean_channel_eps),
+        "le_cam_bound": ScenarioVariable("the two-point Le Cam lower bound on the minimax squared-error risk", "1",
+                                         mean_le_cam_bound),
+        "closed_form": ScenarioVariable("the phi closed form (<= le_cam_bound)", "1", mean_closed_form),
+    },
+)
+
+FANO_SCENARIOS = (AAC_FANO, AAC_LE_CAM_MEAN)
