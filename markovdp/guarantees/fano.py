@@ -12,7 +12,6 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from types import MappingProxyType
 from typing import Any
 
 import numpy as np
@@ -250,7 +249,7 @@ def private_fano_bound(channel_or_eps_delta: Any, prior_family: PriorFamily, n: 
     information = routes[route]
     closed, sharp = fano_error_bound(information, prior_family.size)
     risk = float(prior_family.loss(prior_family.tau)) * sharp
-    return FanoBound(n, prior_family.size, prior_family.tau, information, route, MappingProxyType(routes),
+    return FanoBound(n, prior_family.size, prior_family.tau, information, route, routes,
                      input_info, one_sample, eta, phi, closed, sharp, risk)
 
 
