@@ -131,6 +131,11 @@ class MultiLevelHadamard(MatrixMechanism):
         return self._view_matrix(self.d)
 
     @property
+    def channel(self) -> FiniteKernel:
+        """The public view (level d) as a `FiniteKernel`."""
+        return self.kernel
+
+    @property
     def neighbours(self) -> AllPairs:
         return AllPairs()
 
