@@ -65,7 +65,8 @@ def test_rec_id_full_rank_where_the_least_randomness_key_is_singular():
 
 @pytest.mark.parametrize("k", [2, 3, 4, 6, 8, 9, 12, 16, 30])
 def test_rec_id_singular_values_closed_form_against_svd_and_fft(k):
-    """Singular values of the circulant = |DFT of q| (numpy FFT) = numpy SVD = the closed form; all > 0, gcd(s, k) = 1."""
+    """Singular values of the circulant = |DFT of q| (numpy FFT) = numpy SVD = the closed form; all > 0;
+    gcd(s, k) = 1."""
     for eps in EPS:
         mech = IdentifiableRecoverableMechanism(k, eps)
         assert math.gcd(mech.s, k) == 1
@@ -92,8 +93,8 @@ def test_rec_id_recovery_exact_and_ldp_never_above_eps(k):
 
 
 def test_rec_id_randomness_ratio_within_the_factor_bound():
-    """Over k = 2..40 and 20 eps in [0.01, 20]: 1 <= H(q^{s_ID}) / min_s H(q^s) <= recoverable_factor_bound(k), the entropies
-    summed directly; the bound is log2 3 for powers of two (k >= 4) and 1 for primes."""
+    """Over k = 2..40 and 20 eps in [0.01, 20]: 1 <= H(q^{s_ID}) / min_s H(q^s) <= recoverable_factor_bound(k),
+    the entropies summed directly; the bound is log2 3 for powers of two (k >= 4) and 1 for primes."""
     grid = np.geomspace(0.01, 20.0, 20)
     for k in range(2, 41):
         bound = recoverable_factor_bound(k)
