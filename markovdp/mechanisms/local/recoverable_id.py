@@ -52,7 +52,8 @@ def identifiable_recoverable_s(k: int, eps: float) -> int:
     to floor(k/2), then the smaller. `k` >= 2, `eps` > 0 finite (nats)."""
     k = check_int("k", k, minimum=2)
     eps = check_positive("eps", eps)
-    bits = np.where(_coprime(k), _key_entropies(k, eps), np.inf)
+    bits = _key_entropies(k, eps)  # checks the size first
+    bits = np.where(_coprime(k), bits, np.inf)
     best = float(bits.min())
     near = np.flatnonzero(bits <= best + 4.0 * np.spacing(best)) + 1
     return int(min(near, key=lambda s: (abs(s - k // 2), s)))
