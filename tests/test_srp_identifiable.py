@@ -50,6 +50,17 @@ def linear_risk(matrix: np.ndarray, weights: np.ndarray, p: np.ndarray, n: int) 
 
 
 # --------------------------------------------------------------------------------------------------- SRP-Rec-ID
+def test_rec_id_tiny_eps_still_full_rank_and_never_above_eps():
+    """eps down to 1e-13: ldp_epsilon <= eps (the law is built at eps shaded by a few 1e-17 where needed) and the
+    float matrix is invertible, its smallest singular value the closed form (numpy SVD, 1e-6 relative)."""
+    for eps in (1e-13, 1e-10, 1e-6, 1e-3):
+        for k in (3, 4, 8):
+            mech = IdentifiableRecoverableMechanism(k, eps)
+            assert ldp_epsilon(mech) <= eps
+            sv = np.linalg.svd(mech.matrix, compute_uv=False).min()
+            assert mech.smallest_singular_value > 0 and sv == pytest.approx(mech.smallest_singular_value, rel=1e-6)
+
+
 def test_rec_id_full_rank_where_the_least_randomness_key_is_singular():
     """(4, 0.5) and (8, 2): today's argmin s* = 2 gives a singular circulant (numpy's smallest singular value ~1e-17);
     the identifiable mechanism's is the closed form, > 0.1, and numpy's rank is k."""
@@ -165,8 +176,9 @@ def test_rec_id_bad_input():
             IdentifiableRecoverableMechanism(4, bad)
     with pytest.raises(ValueError, match="`k`"):
         IdentifiableRecoverableMechanism(1, 1.0)
-    with pytest.raises(ValueError, match="`eps`"):
-        IdentifiableRecoverableMechanism(4, 800.0)
+    for bad in (800.0, 1e-300, 1e-17):  # a subnormal key probability; a float law with one value (rank 1)
+        with pytest.raises(ValueError, match="`eps`"):
+            IdentifiableRecoverableMechanism(4, bad)
     mech = IdentifiableRecoverableMechanism(4, 1.0)
     with pytest.raises(ValueError, match="`p`"):
         mech.l2_risk([0.5, 0.6, 0.0, 0.0], 10)
@@ -180,12 +192,14 @@ def test_rec_id_bad_input():
 
 # --------------------------------------------------------------------------------------------------- SRP-ML-HR
 def test_ml_hr_every_view_is_binary_hadamard_and_never_above_its_eps():
-    """200 seeded random level lists: view(j) equals BinaryHadamard(k, eps_j)'s channel (1e-12) and its exact eps
+    """200 seeded random level lists and two with tiny levels: view(j) equals BinaryHadamard(k, eps_j)'s channel (1e-12) and its exact eps
     (ldp_epsilon, AAC-T1) is <= eps_j and within 1e-12 of it; view(j) >> added_key(j) is view(j + 1)."""
     rng = np.random.default_rng(5)
-    for _ in range(200):
+    fixed = [(1e-6, 1e-9, 1e-12), (40.0, 20.0, 1e-3)]  # tiny levels: the shading is in steps of 2^-54 there
+    for i in range(202):
         d = int(rng.integers(1, 4))
-        levels = tuple(sorted(rng.uniform(0.05, 12.0, d), reverse=True))
+        levels = fixed[i - 200] if i >= 200 else tuple(sorted(rng.uniform(0.05, 12.0, d), reverse=True))
+        d = len(levels)
         mech = MultiLevelHadamard(levels, k=int(rng.integers(2, 7)))
         exact = multilevel_exact_epsilons(mech)
         for j, eps in enumerate(levels, start=1):

@@ -65,21 +65,27 @@ class MultiLevelHadamard(MatrixMechanism):
     @cached_property
     def bits(self) -> MultiLevelMechanism:
         """The binary scheme whose keys flip the bit: `MultiLevelMechanism(levels, k=2)`, each level the first of
-        eps_j and the 64 doubles below it at which the float level-j bit law is exactly eps_j-LDP (`pure_epsilon`
-        of its two entries <= eps_j, and fl(e^eps_j) · min >= max, so ``ldp_epsilon(view(j)) <= eps_j``; the
-        convolution's rounding can lift the ratio a few ulps). Level j's law depends on levels 1..j only, so the
-        levels are settled in order."""
+        eps_j − i · step (i = 0..63, step = max(ulp(eps_j), 2^-54)) at which the float level-j bit law is exactly
+        eps_j-LDP (`pure_epsilon` of its two entries <= eps_j, and fl(e^eps_j) · min >= max, so
+        ``ldp_epsilon(view(j)) <= eps_j``; the convolution's rounding can lift the ratio by a few 1e-16). Level
+        j's law depends on levels 1..j only, so the levels are settled in order."""
         levels = list(self.eps_levels)
         for j, target in enumerate(self.eps_levels):
-            for _ in range(64):
+            step = max(math.ulp(target), 2.0**-54)
+            for i in range(64):
+                levels[j] = target - i * step
+                if levels[j] <= 0.0 or (j and levels[j] >= levels[j - 1]):
+                    break
                 law = MultiLevelMechanism(tuple(levels), k=2)._view_laws[j]
                 hi, lo = float(law.max()), float(law.min())
                 if pure_epsilon(hi, lo) <= target and math.exp(target) * lo >= hi:
                     break
-                levels[j] = math.nextafter(levels[j], 0.0)
             else:
-                raise ArithmeticError(f"no bit law within 64 ulps below eps_{j + 1} = {target!r} is exactly "
-                                      "eps-LDP in floats")
+                levels[j] = -1.0
+            if levels[j] <= 0.0 or (j and levels[j] >= levels[j - 1]):
+                raise fail("eps_levels", "levels apart and large enough (about 1e-14 or more) that each level's "
+                           "bit law is exactly eps_j-LDP in floats for some eps_j − i max(ulp, 2^-54), i < 64",
+                           self.eps_levels)
         return MultiLevelMechanism(tuple(levels), k=2)
 
     @property

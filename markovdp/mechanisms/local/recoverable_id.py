@@ -30,7 +30,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..._profiles import pure_epsilon
 from ..._random import RNGLike
-from ..._validation import check_int, check_positive, check_probability_vector, check_size, readonly
+from ..._validation import check_int, check_positive, check_probability_vector, check_size, fail, readonly
 from ...operators.finite import FiniteKernel
 from ...spaces import IncompatibleSpaces
 from ..base import AllPairs
@@ -102,20 +102,25 @@ class IdentifiableRecoverableMechanism(MatrixMechanism):
     def base(self) -> RecoverableMechanism:
         """The same mechanism as `RecoverableMechanism(k, eps_built, s)` (its key law, sampler and `recover`).
 
-        eps_built is eps, or the first of the next 64 doubles below it at which the float key law's exact D_inf
-        ratio (`pure_epsilon` of its largest and smallest entries: the circulant's columns all hold those two,
-        so this is the channel's exact eps, AAC-T1) is <= eps and fl(e^eps) · min >= max holds in floats (so
-        ``dobrushin(Q, eps) == 0.0`` too): rounding of q_min^s can lift A/B a few ulps
-        above e^eps, and the declared eps must bound the channel that is certified and sampled."""
-        built = self.eps
-        for _ in range(64):
+        eps_built is the first of eps − i · step, i = 0..63, step = max(ulp(eps), 2^-54), at which the float key
+        law's exact D_inf ratio (`pure_epsilon` of its largest and smallest entries: the circulant's columns all
+        hold those two, so this is the channel's exact eps, AAC-T1) is <= eps and fl(e^eps) · min >= max holds in
+        floats (so ``dobrushin(Q, eps) == 0.0`` too): rounding of q_min^s can lift log(A/B) a few 1e-16 above
+        eps, and the declared eps must bound the channel that is certified and sampled."""
+        step = max(math.ulp(self.eps), 2.0**-54)
+        for i in range(64):
+            built = self.eps - i * step
+            if built <= 0.0:
+                break
             mech = RecoverableMechanism(self.k, built, self.s)
-            law = mech.key_probs
-            hi, lo = float(law.max()), float(law.min())
+            hi, lo = float(mech.key_probs.max()), float(mech.key_probs.min())
+            if hi == lo:  # the float law is uniform: the channel would have rank 1
+                break
             if pure_epsilon(hi, lo) <= self.eps and math.exp(self.eps) * lo >= hi:
                 return mech
-            built = math.nextafter(built, 0.0)
-        raise ArithmeticError(f"no key law within 64 ulps below eps = {self.eps!r} is exactly eps-LDP in floats")
+        raise fail("eps", "large enough (about 1e-14 or more) that some key law with eps_built in "
+                   "(eps − 64 max(ulp(eps), 2^-54), eps] has two distinct float values and is exactly eps-LDP "
+                   "in floats", self.eps)
 
     @property
     def key_probs(self) -> NDArray[np.float64]:
@@ -143,9 +148,10 @@ class IdentifiableRecoverableMechanism(MatrixMechanism):
     @cached_property
     def singular_values(self) -> NDArray[np.float64]:
         """|q̂(w)| for w = 0..k−1, in closed form: 1 at w = 0, (A − B)|sin(π w s/k)/sin(π w/k)| elsewhere, with
-        A − B = −expm1(−eps)/(s + (k − s) e^−eps); the singular values of the circulant Q (module docstring)."""
+        A − B the difference of the two values of the float key law (exact, Sterbenz): the singular values of the
+        circulant Q that is certified and sampled (module docstring)."""
         w = np.arange(1, self.k)
-        gap = -math.expm1(-self.eps) / (self.s + (self.k - self.s) * math.exp(-self.eps))
+        gap = float(self.key_probs.max() - self.key_probs.min())
         rest = gap * np.abs(np.sin(np.pi * ((w * self.s) % self.k) / self.k) / np.sin(np.pi * w / self.k))
         return readonly(np.concatenate(([1.0], rest)))
 
