@@ -192,8 +192,9 @@ def test_rec_id_bad_input():
 
 # --------------------------------------------------------------------------------------------------- SRP-ML-HR
 def test_ml_hr_every_view_is_binary_hadamard_and_never_above_its_eps():
-    """200 seeded random level lists and two with tiny levels: view(j) equals BinaryHadamard(k, eps_j)'s channel (1e-12) and its exact eps
-    (ldp_epsilon, AAC-T1) is <= eps_j and within 1e-12 of it; view(j) >> added_key(j) is view(j + 1)."""
+    """200 seeded random level lists and two with tiny levels: view(j) equals BinaryHadamard(k, eps_j)'s channel
+    (1e-12) and its exact eps (ldp_epsilon, AAC-T1) is <= eps_j and within 1e-12 of it; view(j) >> added_key(j)
+    is view(j + 1)."""
     rng = np.random.default_rng(5)
     fixed = [(1e-6, 1e-9, 1e-12), (40.0, 20.0, 1e-3)]  # tiny levels: the shading is in steps of 2^-54 there
     for i in range(202):
