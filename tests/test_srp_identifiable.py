@@ -20,6 +20,7 @@ from markovdp.mechanisms.local.hadamard import HadamardResponse
 from markovdp.mechanisms.local.ibu import ibu_estimate
 from markovdp.mechanisms.local.multilevel import MultiLevelMechanism
 from markovdp.mechanisms.local.multilevel_hadamard import MultiLevelHadamard
+from markovdp.mechanisms.local.oracles import is_frequency_oracle
 from markovdp.mechanisms.local.recoverable import RecoverableMechanism, min_recoverable_randomness, min_recoverable_s
 from markovdp.mechanisms.local.recoverable_id import (
     IdentifiableRecoverableMechanism,
@@ -72,6 +73,7 @@ def test_rec_id_full_rank_where_the_least_randomness_key_is_singular():
         sv = np.linalg.svd(new.matrix, compute_uv=False)
         assert new.smallest_singular_value == pytest.approx(sv.min(), rel=1e-9)
         assert new.smallest_singular_value > 0.1 and np.linalg.matrix_rank(new.matrix) == k
+        assert new.condition_number == pytest.approx(np.linalg.cond(new.matrix), rel=1e-9)
 
 
 @pytest.mark.parametrize("k", [2, 3, 4, 6, 8, 9, 12, 16, 30])
@@ -167,6 +169,7 @@ def test_rec_id_goes_through_the_same_door():
     np.testing.assert_array_equal(mech.recover(y, u), np.arange(60) % 6)
     assert repr(mech) == "IdentifiableRecoverableMechanism(k=6, eps=1.0)"
     assert mech.randomness_ratio == pytest.approx(mech.randomness_bits / min_recoverable_randomness(6, 1.0))
+    assert is_frequency_oracle(mech) and is_frequency_oracle(MultiLevelHadamard((2.0, 1.0), k=6))
 
 
 def test_rec_id_bad_input():

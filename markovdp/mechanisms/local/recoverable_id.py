@@ -161,6 +161,12 @@ class IdentifiableRecoverableMechanism(MatrixMechanism):
         return float(self.singular_values.min())
 
     @property
+    def condition_number(self) -> float:
+        """σ_max / σ_min of Q in the spectral norm = 1 / `smallest_singular_value` (σ_max = q̂(0) = 1, as
+        |q̂(w)| <= Σ q = 1)."""
+        return 1.0 / self.smallest_singular_value
+
+    @property
     def randomness_bits(self) -> float:
         """H(q_min^s) in bits (closed form)."""
         return float(_key_entropies(self.k, self.eps)[self.s - 1])
