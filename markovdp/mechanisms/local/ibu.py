@@ -57,6 +57,7 @@ def ibu(counts: ArrayLike, rates: ArrayLike, *, tol: float = 1e-10, max_iter: in
     steps = check_int("max_iter", max_iter, minimum=1)
     from ._frequency_kernels import ibu_iterations  # numba: imported here, so `import markovdp` stays light
 
+    steps = min(steps, 2**62)  # the compiled loop counts in int64; no run reaches 2^62 steps
     f, ok = ibu_iterations(np.ascontiguousarray(c, dtype=np.float64), np.ascontiguousarray(a), tolerance, steps)
     if not ok:
         raise fail("counts", "counts that some input can produce (positive expected rate)", "counts of rate 0")
