@@ -95,8 +95,9 @@ def max_mutual_information(k: int, eps: float, delta: float = 0.0, input_law: An
     delta = float(check_probability("delta", delta))
     limit = MAX_K_PURE if delta == 0.0 else MAX_K_APPROX
     if k > limit:
+        count = f"{_ray_count(k, delta)}" if k <= 2 * MAX_K_PURE else "astronomically many"
         raise fail("k", f"an integer <= {limit} for delta {'=' if delta == 0.0 else '>'} 0 (the exact LP has one "
-                        f"column per ray of the LDP cone: {_ray_count(k, delta)} at this k)", k)
+                        f"column per ray of the LDP cone: {count} at this k)", k)
     law = (np.full(k, 1.0 / k) if input_law is None
            else check_probability_vector("input_law", getattr(input_law, "probs", input_law)))
     if law.size != k:
@@ -105,7 +106,7 @@ def max_mutual_information(k: int, eps: float, delta: float = 0.0, input_law: An
     rays = _rays(k, eps, delta)
     weights = _solve(rays, law, eps, delta)
     channel = _feasible(_channel(rays, weights), law, eps, delta)
-    mi = mutual_information(law, channel)
+    mi = _mutual_information(law, channel)
     entropy = float(-np.sum(law[law > 0] * np.log(law[law > 0])))
     phi, eta = ldp_contraction_bound(eps, delta), dobrushin(channel, 0.0)
     return MaxMutualInformation(
@@ -115,7 +116,7 @@ def max_mutual_information(k: int, eps: float, delta: float = 0.0, input_law: An
         mcgregor_bound=3.0 * eps if delta == 0.0 else math.nan, n_rays=rays.shape[0])
 
 
-def mutual_information(law: NDArray[np.float64], matrix: NDArray[np.float64]) -> float:
+def _mutual_information(law: NDArray[np.float64], matrix: NDArray[np.float64]) -> float:
     """I(X; Z) in nats for X ~ law and Z | X = x ~ matrix[x]: Σ_{x,z} P_x K_xz log(K_xz / (P K)_z), 0 log 0 = 0."""
     joint = law[:, None] * matrix
     out = law @ matrix
@@ -212,4 +213,4 @@ def _channel(rays: NDArray[np.float64], weights: NDArray[np.float64]) -> NDArray
     return matrix / matrix.sum(axis=1, keepdims=True)
 
 
-__all__ = ["MAX_K_APPROX", "MAX_K_PURE", "MaxMutualInformation", "max_mutual_information", "mutual_information"]
+__all__ = ["MAX_K_APPROX", "MAX_K_PURE", "MaxMutualInformation", "max_mutual_information"]

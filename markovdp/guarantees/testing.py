@@ -15,12 +15,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_eps, check_int, check_probability, fail, readonly
+from .._validation import check_eps, check_int, check_probability, check_stochastic_matrix, fail, readonly
 from ..divergences.exact.finite import kl_finite
 from ..spaces import IncompatibleSpaces
 from .aac import ldp_contraction_bound
 from .coefficients import dobrushin, ldp_epsilon
-from .le_cam import _count_log_pmfs, _law, _matrix, _pushed
+from .le_cam import _count_log_pmfs, _law, _pushed
 
 #: Relative width within which two count classes count as one LLR level for the reported test (threshold and
 #: randomisation); beta itself is summed class by class, so it does not depend on this.
@@ -103,7 +103,7 @@ def private_test_tradeoff(channel: Any, p0: Any, p1: Any, n: int, alpha: ArrayLi
     IncompatibleSpaces
         `p0` or `p1` not a law on the channel's k inputs.
     """
-    matrix = _matrix(channel)
+    matrix = _channel_matrix(channel)
     p0, p1 = _law("p0", p0), _law("p1", p1)
     for law in (p0, p1):
         if law.size != matrix.shape[0]:
@@ -133,6 +133,14 @@ def private_test_tradeoff(channel: Any, p0: Any, p1: Any, n: int, alpha: ArrayLi
         beta_vertices=readonly(beta_vertices), law0=readonly(law0), law1=readonly(law1), stein_exponent=stein,
         kl_input=kl_input, eps=eps, delta=delta, phi=phi, phi_bound=_times(phi, kl_input), eta_tv=eta_tv,
         eta_tv_bound=_times(eta_tv, kl_input))
+
+
+def _channel_matrix(channel: Any) -> NDArray[np.float64]:
+    """The validated row-stochastic matrix of a finite channel (``.matrix``) or of an array-like."""
+    matrix = getattr(channel, "matrix", None)
+    if matrix is None and hasattr(channel, "sample") and not isinstance(channel, (np.ndarray, list, tuple)):
+        raise NotImplementedError(f"The trade-off is exact only for finite channels; got {type(channel).__name__}.")
+    return check_stochastic_matrix("channel", channel if matrix is None else matrix)
 
 
 def _certified_eps(matrix: NDArray[np.float64], delta: float, eps: Any) -> float:
