@@ -14,7 +14,8 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
   `intrinsic_sensitivity_with_error`, `semigroup_intrinsic_sensitivity`, `intrinsic_kappa`, `integrate_kappa`,
   `coordinate_carre_du_champ`, `semigroup_log_density`, `semigroup_log_ratio_gradient`, `default_y_bounds`.
 - local DP and estimation: `ldp_contraction_bound` (AAC-phi), `le_cam_bound`, `product_tv`,
-  `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); key reuse and multi-level privacy: `compare_key_reuse`,
+  `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); `private_test_tradeoff`, `PrivateTestTradeoff` (AAC-Test);
+  `max_mutual_information`, `MaxMutualInformation` (AAC-MI); key reuse and multi-level privacy: `compare_key_reuse`,
   `KeyReuse`, `multilevel_exact_epsilons`, `multilevel_predicted_epsilon` (SRP-Seq, SRP-ML).
 - the maxima over dominating pairs and their registries: `pair_maxima` (DESIGN §4).
 """
@@ -67,9 +68,11 @@ from .iteration import (
     opt_factor,
 )
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
+from .mutual_information import MaxMutualInformation, max_mutual_information
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
+from .testing import PrivateTestTradeoff, private_test_tradeoff
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 from .worst_case import worst_case_mechanism
 
@@ -87,4 +90,5 @@ __all__ = [
     "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "semigroup_log_density",
     "semigroup_log_ratio_gradient", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp",
     "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
+    "MaxMutualInformation", "PrivateTestTradeoff", "max_mutual_information", "private_test_tradeoff",
 ]
