@@ -90,10 +90,12 @@ def _joint(problem: _Problem, logs: NDArray[np.float64]) -> NDArray[np.float64]:
 
 
 def _logsumexp(a: NDArray[np.float64], axis: int | None = None) -> NDArray[np.float64]:
-    from scipy import special  # here, not at import: scipy.special costs ~0.2 s to import
-
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return special.logsumexp(a, axis=axis)
+    """log Σ exp(a) along `axis`, shifted by the maximum (−inf for an all −inf slice)."""
+    top = np.max(a, axis=axis, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(divide="ignore"):
+        out = np.log(np.sum(np.exp(a - top), axis=axis, keepdims=True)) + top
+    return np.squeeze(out, axis=axis) if axis is not None else out.reshape(())
 
 
 def _posterior(joint: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -211,12 +213,13 @@ def _separation(thetas: NDArray[np.float64], loss: str) -> NDArray[np.float64]:
     return gap if loss == "absolute" else 0.5 * gap * gap
 
 
-def _chain_weights(prior: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-    """The weights (a_l, b_l) of theta_l and theta_{l+1} in the l-th consecutive pair: each interior weight split
-    in half between its two pairs, the two end weights whole."""
-    share = np.full(prior.size, 0.5)
-    share[0] = share[-1] = 1.0
-    return prior[:-1] * share[:-1], prior[1:] * share[1:]
+def _chain_weights(prior: NDArray[np.float64], step: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """The weights (a_l, b_l) of theta_l and theta_{l+step} in the pair (l, l + step), l < m − step: a weight in two
+    pairs is split in half between them, a weight in one pair goes to it whole."""
+    m = prior.size
+    index = np.arange(m)
+    share = 1.0 / np.maximum((index + step < m).astype(np.float64) + (index - step >= 0), 1.0)
+    return prior[:m - step] * share[:m - step], prior[step:] * share[step:]
 
 
 def _small_ball(thetas: NDArray[np.float64], prior: NDArray[np.float64],
@@ -247,19 +250,26 @@ def _e_gamma_bound(info: NDArray[np.float64], gammas: NDArray[np.float64], radii
     return float(max(np.max(values), 0.0))
 
 
+def _hockey_sticks(p: NDArray[np.float64], q: NDArray[np.float64], gammas: NDArray[np.float64]) -> NDArray[np.float64]:
+    """Σ (p − gamma q)_+ over every entry of p, q (same shape), for each gamma (in blocks of <= 2^21 entries)."""
+    p, q = p.reshape(-1), q.reshape(-1)
+    block = max(1, 2**21 // max(p.size, 1))
+    return np.concatenate([np.maximum(p[None, :] - gammas[i:i + block, None] * q[None, :], 0.0).sum(axis=1)
+                           for i in range(0, gammas.size, block)])
+
+
 def _e_gamma_information(joint: NDArray[np.float64], prior: NDArray[np.float64],
                          gammas: NDArray[np.float64]) -> NDArray[np.float64]:
     """I_gamma(theta; Y) = E_gamma(P_{theta Y} || P_theta ⊗ P_Y) = Σ_j Σ_c (w_j M_j(c) − gamma w_j M̄(c))_+ per gamma."""
     both = np.exp(joint)
-    mixture = both.sum(axis=0)
-    return np.array([float(np.maximum(both - g * prior[:, None] * mixture[None, :], 0.0).sum()) for g in gammas])
+    return _hockey_sticks(both, prior[:, None] * both.sum(axis=0)[None, :], gammas)
 
 
 @dataclass(frozen=True)
 class BayesLowerBound:
     """Lower bounds on the Bayes risk (AAC-Bayes), each valid on its own; ``bound`` is their maximum.
 
-    ``le_cam``: the two-point (Le Cam / E_gamma) bound, the best of one pair and of the consecutive-pair chain;
+    ``le_cam``: the two-point (Le Cam / E_gamma) bound, the best of one pair and of the chains of pairs (l, l + step);
     ``e_gamma``: the E_gamma-information (small-ball) bound max_{gamma >= 1, t} t (1 − I_gamma − gamma L(t)).
     """
 
@@ -269,24 +279,28 @@ class BayesLowerBound:
 
 
 def _le_cam_from_overlaps(overlap: Any, problem: _Problem) -> float:
-    """max(best single pair, chain) of Σ_pairs Δ_pair · overlap(i, j, a, b), overlap >= Σ_c min(a M_i, b M_j)."""
+    """The best of one pair and of the chains of pairs (l, l + step), every step: Σ_pairs Δ_pair · overlap(i, j, a, b),
+    overlap(i, j, a, b) <= Σ_c min(a M_i(c), b M_j(c))."""
     m = problem.thetas.size
     if m == 1:
         return 0.0
     sep = _separation(problem.thetas, problem.loss)
     w = problem.prior
     single = max(sep[i, j] * overlap(i, j, w[i], w[j]) for i in range(m) for j in range(i + 1, m))
-    a, b = _chain_weights(w)
-    chain = sum(sep[i, i + 1] * overlap(i, i + 1, a[i], b[i]) for i in range(m - 1))
-    return float(max(single, chain, 0.0))
+    chains = [0.0]
+    for step in range(1, m - 1):
+        a, b = _chain_weights(w, step)
+        chains.append(sum(sep[i, i + step] * overlap(i, i + step, a[i], b[i]) for i in range(m - step)))
+    return float(max(single, *chains))
 
 
 def bayes_lower_bound(channel: Any, thetas: ArrayLike, laws: ArrayLike, n: int, *, prior: ArrayLike | None = None,
                       loss: str = "zero_one") -> BayesLowerBound:
     """Lower bounds on `bayes_risk` for this channel, from exact two-point overlaps and exact E_gamma-information.
 
-    THEORY: AAC-Bayes. (i) Le Cam: for pairs with weights a_i <= w_i, b_j <= w_j (one pair, or consecutive
-    thetas with interior weights split in half), ``R >= Σ_pairs Δ_ij Σ_c min(a M_i(c), b M_j(c))`` with
+    THEORY: AAC-Bayes. (i) Le Cam: for pairs with weights a_i <= w_i, b_j <= w_j (one pair, or the sorted
+    thetas' pairs (l, l + step) for one step, a weight in two pairs split in half),
+    ``R >= Σ_pairs Δ_ij Σ_c min(a M_i(c), b M_j(c))`` with
     Δ_ij = min_a loss(a, theta_i) + loss(a, theta_j) (1, |Δθ|, Δθ²/2); ``Σ_c min(a M_i, b M_j) = a (1 −
     E_{b/a}(M_i || M_j))``. (ii) E_gamma-information: for gamma >= 1 and t > 0,
     ``R >= t (1 − I_gamma(theta; Z^n) − gamma L(t))``, I_gamma = E_gamma(P_{theta Z} || P_theta ⊗ P_Z) and L(t) the
@@ -329,8 +343,7 @@ def ldp_e_gamma(eps: float, delta: float, n: int, gamma: ArrayLike) -> NDArray[n
     gammas = np.atleast_1d(np.asarray(check_vector("gamma", gamma), dtype=np.float64))
     if np.any(gammas < 1.0):
         raise fail("gamma", "reals >= 1", float(gammas[gammas < 1.0][0]))
-    lp, lq = _canonical_counts(eps, delta, n)
-    return np.clip([float(np.maximum(lp - g * lq, 0.0).sum()) for g in gammas], 0.0, 1.0)
+    return np.clip(_hockey_sticks(*_canonical_counts(eps, delta, n), gammas), 0.0, 1.0)
 
 
 def _canonical_counts(eps: float, delta: float, n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
@@ -380,7 +393,7 @@ def ldp_bayes_lower_bound(eps: float, delta: float, thetas: ArrayLike, laws: Arr
 
     def h_n(gamma: float) -> float:  # ldp_e_gamma without recounting
         if gamma not in contraction:
-            contraction[gamma] = min(float(np.maximum(lp - gamma * lq, 0.0).sum()), 1.0)
+            contraction[gamma] = min(float(_hockey_sticks(lp, lq, np.array([gamma]))[0]), 1.0)
         return contraction[gamma]
 
     tv_one = ldp_tv_coefficient(eps, delta) * 0.5 * np.abs(problem.laws[:, None, :] - problem.laws[None, :, :]).sum(
@@ -398,7 +411,7 @@ def ldp_bayes_lower_bound(eps: float, delta: float, thetas: ArrayLike, laws: Arr
 
     le_cam = _le_cam_from_overlaps(overlap, problem)
     gammas = _gamma_grid(w)
-    info = np.array([h_n(float(g)) for g in gammas]) * _e_gamma_information(joint, w, gammas)
+    info = np.clip(_hockey_sticks(lp, lq, gammas), 0.0, 1.0) * _e_gamma_information(joint, w, gammas)
     e_gamma = _e_gamma_bound(info, gammas, *_small_ball(problem.thetas, w, problem.loss))
     return BayesLowerBound(le_cam, e_gamma, max(le_cam, e_gamma))
 
