@@ -25,6 +25,7 @@ from .._validation import (
     check_size,
     check_stochastic_matrix,
     check_vector,
+    check_work,
     fail,
     readonly,
 )
@@ -278,12 +279,13 @@ class BayesLowerBound:
     bound: float
 
 
-def _le_cam_from_overlaps(overlap: Any, problem: _Problem) -> float:
+def _le_cam_from_overlaps(overlap: Any, problem: _Problem, size: int) -> float:
     """The best of one pair and of the chains of pairs (l, l + step), every step: Σ_pairs Δ_pair · overlap(i, j, a, b),
     overlap(i, j, a, b) <= Σ_c min(a M_i(c), b M_j(c))."""
     m = problem.thetas.size
     if m == 1:
         return 0.0
+    check_work("thetas", f"{m} parameters", 2.0 * m * m * (size + 1000.0), what="the pairwise overlaps")
     sep = _separation(problem.thetas, problem.loss)
     w = problem.prior
     single = max(sep[i, j] * overlap(i, j, w[i], w[j]) for i in range(m) for j in range(i + 1, m))
@@ -320,7 +322,7 @@ def bayes_lower_bound(channel: Any, thetas: ArrayLike, laws: ArrayLike, n: int, 
         rows = logs[[i, j]] + np.log([a, b])[:, None]
         return float(np.exp(_logsumexp(np.min(rows, axis=0))))
 
-    le_cam = _le_cam_from_overlaps(overlap, problem)
+    le_cam = _le_cam_from_overlaps(overlap, problem, logs.shape[1])
     gammas = _gamma_grid(prior_w)
     e_gamma = _e_gamma_bound(_e_gamma_information(joint, prior_w, gammas), gammas, *_small_ball(
         problem.thetas, prior_w, problem.loss))
@@ -356,7 +358,7 @@ def _canonical_counts(eps: float, delta: float, n: int) -> tuple[NDArray[np.floa
 
 def ldp_tv_coefficient(eps: float, delta: float) -> float:
     """sup of eta_TV(K) over (eps, delta)-LDP channels: delta + (1 − delta) tanh(eps / 2) <= phi(eps, delta)."""
-    eps = float(check_eps("eps", eps, allow_inf=True))
+    eps = float(check_eps("eps", eps))
     delta = float(check_probability("delta", delta))
     return delta + (1.0 - delta) * math.tanh(0.5 * eps)
 
@@ -409,7 +411,7 @@ def ldp_bayes_lower_bound(eps: float, delta: float, thetas: ArrayLike, laws: Arr
         e_gamma_out = min(h_n(gamma) * e_gamma_in, float(tv_coupling[i, j]))
         return lo * (1.0 - min(e_gamma_out, 1.0))
 
-    le_cam = _le_cam_from_overlaps(overlap, problem)
+    le_cam = _le_cam_from_overlaps(overlap, problem, logs.shape[1])
     gammas = _gamma_grid(w)
     info = np.clip(_hockey_sticks(lp, lq, gammas), 0.0, 1.0) * _e_gamma_information(joint, w, gammas)
     e_gamma = _e_gamma_bound(info, gammas, *_small_ball(problem.thetas, w, problem.loss))

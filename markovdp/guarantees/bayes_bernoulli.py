@@ -15,7 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from .._validation import check_eps, check_int, check_probability, readonly
+from .._validation import check_eps, check_int, check_probability, check_size, readonly
 from ..mechanisms.canonical import canonical_rows
 from .bayes import bayes_risk, ldp_bayes_lower_bound
 
@@ -31,6 +31,7 @@ def canonical_ldp_channel(eps: float, delta: float) -> NDArray[np.float64]:
 def bernoulli_grid(m: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """The parameters (j + 1/2)/m, j < m, and their Bernoulli laws (m, 2) (columns P(X = 0), P(X = 1))."""
     m = check_int("m", m, minimum=2)
+    check_size("m", m, 4.0 * m, what="the grid and its laws")
     thetas = (np.arange(m) + 0.5) / m
     return thetas, np.stack([1.0 - thetas, thetas], axis=1)
 
