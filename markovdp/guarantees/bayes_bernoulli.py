@@ -113,9 +113,12 @@ def bernoulli_crossing_eps(level: float, delta: float = 1e-4, n: int = 20, *, m:
     from scipy import optimize  # here, not at import
 
     level = float(check_probability("level", level))
+    delta = float(check_probability("delta", delta))
+    n = check_int("n", n, minimum=1)
+    thetas, laws = bernoulli_grid(m)
 
     def gap(e: float) -> float:
-        return float(bernoulli_bayes_curve(e, delta, n, m=m, loss=loss).best_risk) - level
+        return bayes_risk(canonical_ldp_channel(e, delta), thetas, laws, n, loss=loss).risk - level
 
     if gap(0.0) <= 0.0:
         return 0.0
