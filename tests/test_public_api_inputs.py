@@ -304,6 +304,10 @@ def gaussian_rdp(alpha: Any, shift: float) -> Any:
 
 NUMERICAL = dict(y_bounds=(-2.0, 3.0), gradient=brownian_gradient)
 
+#: The parameters of the AAC-Bayes functions (the prior's None is its default: not a bad value).
+BAYES_KINDS = {"channel": "kernel_or_matrix", "thetas": "vector", "laws": "matrix", "prior": "free", "loss": "choice",
+               "estimator": "flag"}
+
 GOOD: dict[str, Case] = {
     # --- spaces, laws
     "FiniteSpace": case(3, _kinds={"k": "int1"}),
@@ -519,6 +523,19 @@ GOOD: dict[str, Case] = {
                                   _kinds={"channel": "kernel_or_matrix", "p0": "probvec", "p1": "probvec",
                                           "alpha": "prob", "eps": "nonneg_inf"}),
     "max_mutual_information": case(3, 1.0, 0.0, [0.2, 0.3, 0.5], _kinds={"input_law": "probvec"}),
+    "bayes_risk": case(np.eye(2), [0.0, 1.0], [[0.6, 0.4], [0.4, 0.6]], 5, prior=[0.3, 0.7], loss="absolute",
+                       estimator=True, _kinds=BAYES_KINDS),
+    "bayes_lower_bound": case(np.eye(2), [0.0, 1.0], [[0.6, 0.4], [0.4, 0.6]], 5, prior=[0.3, 0.7],
+                              loss="squared", _kinds=BAYES_KINDS),
+    "ldp_bayes_lower_bound": case(1.0, 0.01, [0.0, 1.0], [[0.6, 0.4], [0.4, 0.6]], 5, prior=[0.3, 0.7],
+                                  loss="absolute", _kinds=BAYES_KINDS),
+    "ldp_e_gamma": case(1.0, 0.01, 5, [1.0, 2.0], _kinds={"gamma": "vector"}),
+    "ldp_tv_coefficient": case(1.0, 0.01),
+    "canonical_ldp_channel": case(1.0, 0.01),
+    "bernoulli_bayes_curve": case([0.5, 1.0], 1e-4, 5, m=4, loss="absolute",
+                                  _kinds={"eps_grid": "nonneg", "m": "int2", "loss": "choice"}),
+    "bernoulli_crossing_eps": case(0.2, 1e-4, 3, m=3, loss="absolute",
+                                   _kinds={"level": "prob", "m": "int2", "loss": "choice"}),
     "brownian_intrinsic_sensitivity": case(1.0, 0.5, _kinds={"t": "nonneg"}),
     "ou_intrinsic_sensitivity": case(1.0, 1.0, 1.0, 0.5, _kinds={"t": "nonneg"}),
     "intrinsic_kappa": case(brownian_log_density, unit_gamma, [0.0], [1.0], 0.5, **NUMERICAL),
@@ -563,7 +580,8 @@ EXEMPT: dict[str, str] = {
                      "SchedulerUnreachable", "MissingExtension"], "an exception class"),
     **dict.fromkeys(["EstimateLike", "SweepScenario"], "a typing Protocol"),
     **dict.fromkeys(["Bound", "Certificate", "NotApplicable", "Estimate", "WeightedEstimate", "KeyReuse",
-                     "BernoulliLeCam", "SweepPlan", "PrivateTestTradeoff", "MaxMutualInformation"],
+                     "BernoulliLeCam", "SweepPlan", "PrivateTestTradeoff", "MaxMutualInformation", "BayesRisk",
+                     "BayesLowerBound", "BernoulliBayesCurve"],
                     "a result record the library builds (its fields are outputs)"),
     **dict.fromkeys(["Scenario", "ScenarioVariable"], "a scenario declaration (checked by run_sweep/plan_sweep)"),
     **dict.fromkeys(["CheckpointStore", "checkpoint_store", "build_dataset", "write_dataset", "atomic_write",

@@ -15,7 +15,9 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
   `coordinate_carre_du_champ`, `semigroup_log_density`, `semigroup_log_ratio_gradient`, `default_y_bounds`.
 - local DP and estimation: `ldp_contraction_bound` (AAC-phi), `le_cam_bound`, `product_tv`,
   `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); `private_test_tradeoff`, `PrivateTestTradeoff` (AAC-Test);
-  `max_mutual_information`, `MaxMutualInformation` (AAC-MI); key reuse and multi-level privacy: `compare_key_reuse`,
+  `max_mutual_information`, `MaxMutualInformation` (AAC-MI); `bayes_risk`, `bayes_lower_bound`,
+  `ldp_bayes_lower_bound`, `ldp_e_gamma`, `ldp_tv_coefficient`, `bernoulli_bayes_curve`, `bernoulli_crossing_eps`,
+  `canonical_ldp_channel` (AAC-Bayes); key reuse and multi-level privacy: `compare_key_reuse`,
   `KeyReuse`, `multilevel_exact_epsilons`, `multilevel_predicted_epsilon` (SRP-Seq, SRP-ML).
 - the maxima over dominating pairs and their registries: `pair_maxima` (DESIGN §4).
 """
@@ -31,6 +33,16 @@ from . import (
     mechanism_rules,  # noqa: E402, F401, I001
 )
 from .aac import ldp_contraction_bound, ldp_profile
+from .bayes import (
+    BayesLowerBound,
+    BayesRisk,
+    bayes_lower_bound,
+    bayes_risk,
+    ldp_bayes_lower_bound,
+    ldp_e_gamma,
+    ldp_tv_coefficient,
+)
+from .bayes_bernoulli import BernoulliBayesCurve, bernoulli_bayes_curve, bernoulli_crossing_eps, canonical_ldp_channel
 from .calibrate import calibrate
 from .coefficients import dobrushin, doeblin, ldp_epsilon, ultra_mixing
 from .conversions import rdp_to_dp
@@ -91,4 +103,6 @@ __all__ = [
     "semigroup_log_ratio_gradient", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp",
     "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
     "MaxMutualInformation", "PrivateTestTradeoff", "max_mutual_information", "private_test_tradeoff",
+    "BayesLowerBound", "BayesRisk", "BernoulliBayesCurve", "bayes_lower_bound", "bayes_risk", "bernoulli_bayes_curve",
+    "bernoulli_crossing_eps", "canonical_ldp_channel", "ldp_bayes_lower_bound", "ldp_e_gamma", "ldp_tv_coefficient",
 ]

@@ -9,6 +9,7 @@ BBGG §5 (`catalogue_diffusions`), local DP and randomness (`catalogue_local`: A
 from __future__ import annotations
 
 from .catalogue import SPINE_SCENARIOS
+from .catalogue_bayes import BAYES_SCENARIOS
 from .catalogue_bbgg4 import BBGG4_SCENARIOS
 from .catalogue_chains import CHAIN_SCENARIOS
 from .catalogue_diffusions import DIFFUSION_SCENARIOS
@@ -31,6 +32,7 @@ CATALOGUES: tuple[tuple[Scenario, ...], ...] = (
     CHAIN_SCENARIOS,
     SRP_ID_SCENARIOS,  # SRP-Rec-ID, SRP-ML-HR
     TESTING_SCENARIOS,  # AAC-Test, AAC-MI
+    BAYES_SCENARIOS,  # AAC-Bayes
 )
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for catalogue in CATALOGUES for s in catalogue}
