@@ -11,14 +11,11 @@ import pytest
 from scipy import optimize
 from scipy.spatial.distance import pdist
 
+from markovdp.guarantees.bayes_bernoulli import canonical_ldp_channel
 from markovdp.guarantees.coefficients import dobrushin, ldp_epsilon
 from markovdp.guarantees.fano import PriorFamily, mutual_information, private_fano_bound
 from markovdp.guarantees.le_cam import _count_log_pmfs
-from markovdp.guarantees.mean_estimation import (
-    dominating_binary_channel,
-    l2_mean_fano_bound,
-    mean_le_cam,
-)
+from markovdp.guarantees.mean_estimation import l2_mean_fano_bound, mean_le_cam
 from markovdp.guarantees.packing import MAX_PACKING_K, check_packing, hypercube_packing, packing_size
 from markovdp.mechanisms.finite import RandomizedResponse
 
@@ -98,13 +95,13 @@ def test_aac_kov_every_binary_ldp_channel_is_a_post_processing_of_the_dominating
         if not math.isfinite(eps):  # an output only one input reaches, with more mass than delta
             continue
         checked += 1
-        Q = dominating_binary_channel(eps, delta)
+        Q = canonical_ldp_channel(eps, delta)
         assert dobrushin(Q, eps) <= delta + 1e-12  # Q is itself (eps, delta)-LDP ...
         assert dobrushin(Q, eps) == pytest.approx(delta, abs=1e-12)  # ... with no slack
         assert is_post_processing(Q, K) <= 1e-9
     assert checked >= 30
     # and a channel that is not (eps, delta)-LDP is not one
-    assert is_post_processing(dominating_binary_channel(0.5, 0.0), RandomizedResponse(2, 1.0).matrix) > 1e-3
+    assert is_post_processing(canonical_ldp_channel(0.5, 0.0), RandomizedResponse(2, 1.0).matrix) > 1e-3
 
 
 # ------------------------------------------------------------------------------------------------ 1-D mean
@@ -125,9 +122,9 @@ def unbiased_worst_risk(eps: float, delta: float, n: int) -> float:
     """The worst-case risk over theta in [−1, 1] of a concrete (eps, delta)-LDP estimator of the mean of data in
     [−1, 1]: round X to ±1 with P(+1) = (1 + X)/2, privatise by Q, report f(Z) unbiased for X's sign, average.
     Its risk Var(f(Z))/n is computed exactly from Q on a grid of theta (an upper bound on the minimax risk)."""
-    Q = dominating_binary_channel(eps, delta)
+    Q = canonical_ldp_channel(eps, delta)
     c = math.tanh(eps / 2)
-    f = np.array([-1.0, -1.0 / c, 1.0 / c, 1.0]) if Q.shape[1] == 4 else np.array([-1.0 / c, 1.0 / c])
+    f = np.array([-1.0, -1.0 / c, 1.0 / c, 1.0])
     worst = 0.0
     for theta in np.linspace(-1, 1, 41):
         law = np.array([(1 - theta) / 2, (1 + theta) / 2]) @ Q
@@ -150,7 +147,7 @@ def test_aac_lecam_mean_bounded_below_exact_risks():
         n = int(rng.integers(1, 7))
         for model in ("bounded", "second_moment"):
             found = mean_le_cam(n, eps, delta, model=model, sigma=1.0)
-            Q = dominating_binary_channel(eps, delta)
+            Q = canonical_ldp_channel(eps, delta)
             assert found.closed_form <= found.bound * (1 + 1e-12)
             bayes_q = two_point_bayes(Q, found.p0, found.p1, n, found.theta0, found.theta1)
             bayes_k = two_point_bayes(K, found.p0, found.p1, n, found.theta0, found.theta1)
@@ -167,14 +164,14 @@ def test_aac_lecam_mean_scaling_and_no_privacy_limit():
     assert p1 @ support**2 == pytest.approx(9.0, rel=1e-12) and p0 @ support**2 == 0.0  # the model: E X² <= sigma²
     assert (big.theta0, big.theta1) == pytest.approx((p0 @ support, p1 @ support), rel=1e-12)
     assert big.bound == pytest.approx((big.theta1 - big.theta0) ** 2 / 4 * (1 - big.tv), rel=1e-9)
-    # eps = inf, delta = 0: Q is the identity on two points; the bound is the non-private two-point bound
-    free = mean_le_cam(20, math.inf, 0.0)
+    # eps = 50, delta = 0: Q is the identity on two points to double precision; the non-private two-point bound
+    free = mean_le_cam(20, 50.0, 0.0)
     gamma = free.theta1
     p, q = np.array(free.p0), np.array(free.p1)
     tv = 0.5 * sum(abs(math.comb(20, j) * (p[1] ** j * p[0] ** (20 - j) - q[1] ** j * q[0] ** (20 - j)))
                    for j in range(21))
     assert free.bound == pytest.approx(gamma**2 * (1 - tv), rel=1e-9)
-    assert free.phi == 1.0
+    assert free.phi == 1.0  # 1 − e^-50 rounds to 1
     # more privacy, larger bound
     assert mean_le_cam(50, 0.25, 0.0).bound > mean_le_cam(50, 1.0, 0.0).bound > mean_le_cam(50, 4.0, 0.0).bound
 

@@ -3,7 +3,7 @@ R^k (Fano with the AAC hypercube packing, AAC-Fano). Every bound holds for every
 
 THEORY: AAC-LeCam-mean, AAC-Fano, AAC-phi. The one-dimensional bounds use two laws supported on two points, so only
 the channel's restriction to two inputs matters; every binary-input (eps, delta)-LDP channel is a post-processing of
-`dominating_binary_channel` (Kairouz, Oh, Viswanath 2015), so the TV of n privatised samples is largest through it
+`canonical_ldp_channel` (Kairouz, Oh, Viswanath 2015), so the TV of n privatised samples is largest through it
 and the two-point Le Cam bound computed through it (exactly, `le_cam_bound`) holds for every channel.
 """
 
@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 
 from .._validation import check_choice, check_eps, check_int, check_positive, check_probability, readonly
 from .aac import ldp_contraction_bound
+from .bayes_bernoulli import canonical_ldp_channel
 from .fano import fano_error_bound
 from .le_cam import le_cam_bound
 from .packing import MAX_PACKING_K, packing_size
@@ -26,24 +27,10 @@ MODELS = ("bounded", "second_moment")
 GRID_POINTS = 24
 
 
-def dominating_binary_channel(eps: float, delta: float) -> NDArray[np.float64]:
-    """The 2 × 4 channel Q with Q(.|0) = [delta, (1 − delta) e^eps/(1 + e^eps), (1 − delta)/(1 + e^eps), 0] and
-    Q(.|1) its reverse: every (eps, delta)-LDP channel on two inputs is Q followed by a Markov kernel (Kairouz, Oh,
-    Viswanath 2015, Thm 2). THEORY: AAC-LeCam-mean. Columns that are zero (the outer two at delta = 0) are dropped.
-    At eps = inf it is the limit [delta, 1 − delta, 0, 0], which reveals the input: more informative than any channel,
-    so a bound computed through it stays valid.
-
-    Raises
-    ------
-    ValueError
-        `eps` negative or NaN (inf allowed), `delta` outside [0, 1].
-    """
-    eps = float(check_eps("eps", eps, allow_inf=True))
-    delta = float(check_probability("delta", delta))
-    high = 1.0 / (1.0 + math.exp(-eps)) if eps < 700 else 1.0  # e^eps / (1 + e^eps) without overflow
-    low = 1.0 - high if eps < 30 else math.exp(-eps) / (1.0 + math.exp(-eps))
-    row = np.array([delta, (1.0 - delta) * high, (1.0 - delta) * low, 0.0])
-    matrix = np.stack([row, row[::-1]])
+def _dominating_channel(eps: float, delta: float) -> NDArray[np.float64]:
+    """`canonical_ldp_channel` (every binary-input (eps, delta)-LDP channel is a post-processing of it) without its
+    zero columns (the outer two at delta = 0: then the count laws are binomial, for any n)."""
+    matrix = canonical_ldp_channel(eps, delta)
     return readonly(matrix[:, matrix.sum(axis=0) > 0.0])
 
 
@@ -53,7 +40,7 @@ class MeanLeCam:
     samples, each privatised by any (eps, delta)-LDP channel (THEORY: AAC-LeCam-mean).
 
     ``bound`` = (theta1 − theta0)² / 4 · (1 − TV) at the pair found, ``tv`` the exact TV of the n outputs of
-    `dominating_binary_channel` (the largest over all channels); the pair is ``support`` (the two data values),
+    `canonical_ldp_channel` (the largest over all channels); the pair is ``support`` (the two data values),
     ``p0``, ``p1`` (their laws) and ``theta0``, ``theta1`` (their means). ``closed_form`` =
     max over the same family of (theta1 − theta0)² / 8 · exp(−n phi KL(P0 || P1)) <= bound (AAC-phi,
     Bretagnolle–Huber). ``phi`` = phi(eps, delta).
@@ -114,7 +101,7 @@ def mean_le_cam(n: int, eps: float, delta: float, *, model: str = "bounded", sig
     ``"second_moment"``: laws with ``E X² <= sigma²``; the pair is X = 0 and X = sigma/sqrt(p) with probability p
     (else 0), means 0 and sigma sqrt(p). (Under LDP the class ``Var X <= sigma²`` alone has infinite minimax risk:
     two point masses far apart have TV <= 1 − (1 − delta)^n e^(−n eps) < 1 after privatisation.) The free parameter
-    is maximised numerically; any value gives a valid bound. The TV is exact through `dominating_binary_channel`
+    is maximised numerically; any value gives a valid bound. The TV is exact through `canonical_ldp_channel`
     (`le_cam_bound`: count vectors, so n is limited when delta > 0: C(n + 3, 3) <= `le_cam.MAX_COUNT_VECTORS`).
 
     Parameters
@@ -122,7 +109,7 @@ def mean_le_cam(n: int, eps: float, delta: float, *, model: str = "bounded", sig
     n : int
         Number of samples, >= 1.
     eps : float
-        Privacy level in nats, >= 0 (``inf``: no privacy).
+        Privacy level in nats, >= 0 and finite.
     delta : float
         In [0, 1].
     model : {"bounded", "second_moment"}
@@ -135,7 +122,7 @@ def mean_le_cam(n: int, eps: float, delta: float, *, model: str = "bounded", sig
         Bad `n`, `eps`, `delta`, `model` or `sigma`; `n` too large for the exact count-vector sum at delta > 0.
     """
     n = check_int("n", n, minimum=1)
-    channel = dominating_binary_channel(eps, delta)
+    channel = _dominating_channel(eps, delta)
     eps, delta = float(eps), float(delta)
     model = check_choice("model", model, MODELS)
     sigma = check_positive("sigma", sigma)
@@ -239,5 +226,4 @@ def l2_mean_fano_bound(k: int, n: int, eps: float, delta: float) -> L2MeanFano:
                       information, error, bound, phi * n)
 
 
-__all__ = ["L2MeanFano", "MeanLeCam", "dominating_binary_channel", "l2_mean_fano_bound",
-           "l2_mean_input_information", "mean_le_cam"]
+__all__ = ["L2MeanFano", "MeanLeCam", "l2_mean_fano_bound", "l2_mean_input_information", "mean_le_cam"]

@@ -2,7 +2,7 @@
 `markovdp validate` runs.
 
 AAC-LeCam-mean: the two-point Le Cam bound for one-dimensional mean estimation holds for every (eps, delta)-LDP
-channel because the TV of n outputs is largest through the dominating channel Q (`dominating_binary_channel`). The
+channel because the TV of n outputs is largest through the dominating channel Q (`canonical_ldp_channel`). The
 scenario puts a seeded random binary channel K at its exact eps (`ldp_epsilon(K, delta)`) beside Q at the same
 (eps, delta), for the pair `mean_le_cam` chose: ``bound`` = TV of n outputs through Q, ``exact`` = through K (count
 laws, exact), and a Monte Carlo of K's n-sample output counts with the box interval at eps = 0 (TV).
@@ -28,10 +28,11 @@ import numpy as np
 from numpy.typing import NDArray
 
 from ..divergences.estimate import Estimate, estimate_hockey_stick_from_counts
+from ..guarantees.bayes_bernoulli import canonical_ldp_channel
 from ..guarantees.coefficients import ldp_epsilon
 from ..guarantees.fano import FanoBound, PriorFamily, private_fano_bound
 from ..guarantees.le_cam import _count_log_pmfs, product_tv
-from ..guarantees.mean_estimation import MeanLeCam, dominating_binary_channel, mean_le_cam
+from ..guarantees.mean_estimation import MeanLeCam, mean_le_cam
 from ..mechanisms.finite import RandomizedResponse
 from .scenario import Scenario, ScenarioVariable
 
@@ -206,7 +207,7 @@ def _mean_laws(point: dict) -> tuple[float, NDArray[np.float64], NDArray[np.floa
 def mean_bound(point: dict) -> tuple[float, str, dict[str, float]]:
     """TV of n outputs through the dominating channel Q at the channel's (eps, delta): the largest over channels."""
     eps, p0, p1 = _mean_laws(point)
-    Q = dominating_binary_channel(eps, float(point["delta"]))
+    Q = canonical_ldp_channel(eps, float(point["delta"]))
     value = product_tv(p0 @ Q, p1 @ Q, int(point["n"]))
     return value, "AAC-LeCam-mean", {"AAC-LeCam-mean": value}
 
