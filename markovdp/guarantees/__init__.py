@@ -17,6 +17,8 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
   `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); key reuse and multi-level privacy: `compare_key_reuse`,
   `KeyReuse`, `multilevel_exact_epsilons`, `multilevel_predicted_epsilon` (SRP-Seq, SRP-ML).
 - the maxima over dominating pairs and their registries: `pair_maxima` (DESIGN §4).
+- couplings made visible: `synchronous_coupling` (two copies on shared noise, their distance per step or time);
+  public steps after NoisyProjSGD: `public_steps_needed` (BBGG-PublicSteps).
 """
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
@@ -67,9 +69,11 @@ from .iteration import (
     opt_factor,
 )
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
+from .public_steps import public_steps_needed
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
+from .synchronous_coupling import synchronous_coupling
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 from .worst_case import worst_case_mechanism
 
@@ -87,4 +91,5 @@ __all__ = [
     "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "semigroup_log_density",
     "semigroup_log_ratio_gradient", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp",
     "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
+    "public_steps_needed", "synchronous_coupling",
 ]
