@@ -99,3 +99,26 @@ def test_bad_inputs_name_the_parameter(kwargs, error, name):
             "n": 10, "index": 3} | kwargs
     with pytest.raises(error, match=f"`{name}` must be"):
         public_steps_needed(args.pop("target"), **args)
+
+
+def test_the_scenario_bounds_record_i_with_n_minus_i_plus_m_steps_and_stays_above_the_exact_delta():
+    from markovdp.guarantees.registry import certify
+    from markovdp.validation.catalogue_public_steps import (
+        BBGG_PUBLIC_STEPS,
+        ETA,
+        N_PRIVATE,
+        SIGMA,
+        public_steps_subject,
+    )
+
+    constants = {"lipschitz": 2.0, "smoothness": 1.0, "strong_convexity": 1.0, "eta": ETA, "sigma": SIGMA}
+    previous = math.inf
+    for m in (0, 1, 3, 8, 15):  # the full grid's m at index 5
+        point = {"m": m, "index": 5, "eps": 0.5}
+        cert = certify(public_steps_subject(**point), rules=["BBGG-T5", "BBGG-T5opt"])
+        for theorem_id, bound in BOUNDS.items():  # the rules' RDP is alpha · eps_i with n + m records
+            want = 4.0 * bound(**constants, n=N_PRIVATE + m, index=5)
+            assert float(cert.candidates[theorem_id].renyi(4.0)) == pytest.approx(want, rel=1e-12)
+        values = BBGG_PUBLIC_STEPS.evaluate(point)
+        assert values["exact"] <= values["bound"] <= previous
+        previous = values["bound"]
