@@ -19,7 +19,7 @@ from markovdp.guarantees.public_steps import closed_form_steps, public_steps_nee
 BOUNDS = {"BBGG-T5": noisy_sgd_rdp, "BBGG-T5opt": noisy_sgd_opt_rdp}
 
 
-def brute_force(target, theorem_id, limit=200, **kw):
+def brute_force(target, theorem_id, limit=100, **kw):
     """m = 0, 1, 2, … until the bound with n + m records is <= target (None past `limit`)."""
     n = kw.pop("n")
     for m in range(limit):
@@ -30,7 +30,7 @@ def brute_force(target, theorem_id, limit=200, **kw):
 
 def random_instance(rng):
     beta = float(rng.uniform(0.5, 3.0))
-    rho = float(beta * rng.choice([0.0, rng.uniform(0.05, 1.0)], p=[0.1, 0.9]))
+    rho = float(beta * rng.choice([0.0, rng.uniform(0.05, 1.0)], p=[0.05, 0.95]))
     eta = float(rng.uniform(0.05, 1.0) * 2.0 / (beta + rho))
     n = int(rng.integers(1, 30))
     kw = {"lipschitz": float(rng.uniform(0.2, 3.0)), "smoothness": beta, "strong_convexity": rho, "eta": eta,

@@ -42,9 +42,9 @@ def general(x, out):  # (2, 3)
 
 SDE_DIAGONAL = md.SDE(drift, diagonal, 2)
 SDE_GENERAL = md.SDE(drift, general, 2, noise="general", noise_dim=3)
-SLOW = pytest.mark.slow  # each case compiles two integrators (~1.5 s each): EM-general runs by default below
+SLOW = pytest.mark.slow  # each case compiles two integrators (~1.5 s each); EM-general's given loop runs below
 CASES = [pytest.param(SDE_DIAGONAL, md.EulerMaruyama(), id="EM-diagonal"),
-         pytest.param(SDE_DIAGONAL, md.Milstein(), id="Milstein"),
+         pytest.param(SDE_DIAGONAL, md.Milstein(), id="Milstein", marks=SLOW),
          pytest.param(SDE_GENERAL, md.EulerMaruyama(), id="EM-general", marks=SLOW)]
 T1, DT = 1.0, 0.05
 SAVE = np.array([0.1, 0.37, 0.5])  # stretches of lengths 0.1, 0.27, 0.13, 0.5: step sizes 0.05, 0.045, 0.0433.., 0.05
