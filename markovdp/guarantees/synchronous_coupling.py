@@ -87,8 +87,10 @@ def _couple_sde(process: DiffusionSemigroup, x: ArrayLike, x_prime: ArrayLike, n
 
 def _kernels(process: Any) -> list[LipschitzGaussianKernel]:
     """The chain as a list of single Lipschitz Gaussian steps (a Power expanded)."""
-    ops = process.operators if isinstance(process, Chain) else (process,) if not isinstance(process, (list, tuple)) \
-        else tuple(process)
+    if isinstance(process, Chain):
+        ops = tuple(process.operators)
+    else:
+        ops = tuple(process) if isinstance(process, (list, tuple)) else (process,)
     if not ops or not is_lipschitz_chain(list(ops)):
         raise fail("process", "a LipschitzGaussianKernel, a Power or Chain of them, or a list of them",
                    repr(process), TypeError)
