@@ -20,6 +20,8 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
   `canonical_ldp_channel` (AAC-Bayes); key reuse and multi-level privacy: `compare_key_reuse`,
   `KeyReuse`, `multilevel_exact_epsilons`, `multilevel_predicted_epsilon` (SRP-Seq, SRP-ML).
 - the maxima over dominating pairs and their registries: `pair_maxima` (DESIGN §4).
+- couplings made visible: `synchronous_coupling` (two copies on shared noise, their distance per step or time);
+  public steps after NoisyProjSGD: `public_steps_needed` (BBGG-PublicSteps).
 """
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
@@ -81,9 +83,11 @@ from .iteration import (
 )
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
 from .mutual_information import MaxMutualInformation, max_mutual_information
+from .public_steps import public_steps_needed
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
+from .synchronous_coupling import synchronous_coupling
 from .testing import PrivateTestTradeoff, private_test_tradeoff
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 from .worst_case import worst_case_mechanism
@@ -105,4 +109,5 @@ __all__ = [
     "MaxMutualInformation", "PrivateTestTradeoff", "max_mutual_information", "private_test_tradeoff",
     "BayesLowerBound", "BayesRisk", "BernoulliBayesCurve", "bayes_lower_bound", "bayes_risk", "bernoulli_bayes_curve",
     "bernoulli_crossing_eps", "canonical_ldp_channel", "ldp_bayes_lower_bound", "ldp_e_gamma", "ldp_tv_coefficient",
+    "public_steps_needed", "synchronous_coupling",
 ]
