@@ -202,6 +202,7 @@ PARAM_KINDS: dict[str, str] = {
                      "points", "grid", "grid_full", "grid_quick", "theory_id", "quantity", "estimator", "witness",
                      "pair", "bound", "exact", "sampler", "bins", "direction", "thresholds", "save_at",
                      "isometry", "y_bounds", "rules", "neighbours", "test_point", "terms"], "free"),
+    **dict.fromkeys(["increments"], "points"),
     **dict.fromkeys(["x", "x_prime", "samples_p", "samples_q", "estimate", "truth", "distances", "eps_levels",
                      "low", "high", "A", "H", "cov", "noise_cov", "image", "dataset", "other", "alphas"], "vector"),
 }
@@ -508,6 +509,10 @@ GOOD: dict[str, Case] = {
     "noisy_sgd_rdp": case(lipschitz=1.0, smoothness=1.0, strong_convexity=0.5, eta=0.5, sigma=1.0, n=3, index=1),
     "noisy_sgd_opt_rdp": case(lipschitz=1.0, smoothness=1.0, strong_convexity=0.5, eta=0.5, sigma=1.0, n=3,
                               index=1),
+    "public_steps_needed": case(0.1, lipschitz=1.0, smoothness=1.0, strong_convexity=0.5, eta=0.5, sigma=1.0, n=3,
+                                index=1, _kinds={"target": "pos"}),
+    "synchronous_coupling": lazy(lambda: ((md.LipschitzGaussianKernel(_halve, 0.5, 0.5), [0.0], [1.0]),
+                                          {"n_paths": 4, "rng": 0}), process="object", times="vector_opt"),
     "noisy_sgd_convex_rdp": case(lipschitz=1.0, smoothness=1.0, eta=0.5, sigma=1.0, n=3, index=1),
     "opt_factor": case(0.5, 2),
     "privacy_profile": case(RR, 0.5, _kinds={"eps": "nonneg_inf"}),

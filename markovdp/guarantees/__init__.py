@@ -23,6 +23,8 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
   multi-level privacy: `compare_key_reuse`,
   `KeyReuse`, `multilevel_exact_epsilons`, `multilevel_predicted_epsilon` (SRP-Seq, SRP-ML).
 - the maxima over dominating pairs and their registries: `pair_maxima` (DESIGN §4).
+- couplings made visible: `synchronous_coupling` (two copies on shared noise, their distance per step or time);
+  public steps after NoisyProjSGD: `public_steps_needed` (BBGG-PublicSteps).
 """
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
@@ -87,9 +89,11 @@ from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_t
 from .mean_estimation import L2MeanFano, MeanLeCam, l2_mean_fano_bound, mean_le_cam
 from .mutual_information import MaxMutualInformation, max_mutual_information
 from .packing import PackingCheck, check_packing, hypercube_packing, packing_size
+from .public_steps import public_steps_needed
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
+from .synchronous_coupling import synchronous_coupling
 from .testing import PrivateTestTradeoff, private_test_tradeoff
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 from .worst_case import worst_case_mechanism
@@ -114,4 +118,5 @@ __all__ = [
     # AAC-Fano, AAC-LeCam-mean
     "FanoBound", "L2MeanFano", "MeanLeCam", "PackingCheck", "PriorFamily", "check_packing", "fano_error_bound",
     "hypercube_packing", "l2_mean_fano_bound", "mean_le_cam", "packing_size", "private_fano_bound",
+    "public_steps_needed", "synchronous_coupling",
 ]

@@ -17,6 +17,7 @@ from .catalogue_e2r import E2R_SCENARIOS
 from .catalogue_exact import EXACT_SCENARIOS
 from .catalogue_fano import FANO_SCENARIOS
 from .catalogue_local import LOCAL_SCENARIOS
+from .catalogue_public_steps import PUBLIC_STEPS_SCENARIOS
 from .catalogue_srp_id import SRP_ID_SCENARIOS
 from .catalogue_t6_1d import T6_1D_SCENARIOS
 from .catalogue_testing import TESTING_SCENARIOS
@@ -35,6 +36,7 @@ CATALOGUES: tuple[tuple[Scenario, ...], ...] = (
     TESTING_SCENARIOS,  # AAC-Test, AAC-MI
     BAYES_SCENARIOS,  # AAC-Bayes
     FANO_SCENARIOS,  # AAC-Fano, AAC-LeCam-mean
+    PUBLIC_STEPS_SCENARIOS,  # BBGG-PublicSteps
 )
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for catalogue in CATALOGUES for s in catalogue}
