@@ -137,3 +137,17 @@ def test_aac_fano_rejects_bad_input():
         private_fano_bound((1.0, 0.0), np.eye(2), 2)
     with pytest.raises(ValueError, match="`n` must be"):
         private_fano_bound((1.0, 0.0), family, 0)
+
+
+def test_aac_fano_is_below_the_library_bayes_risk_and_its_bayes_bounds_are_consistent():
+    """AAC-Fano against AAC-Bayes (two independent modules): the Fano error bound <= `bayes_risk` with 0-1 loss and
+    uniform prior (the MAP error), which also equals this test's own count-vector MAP error."""
+    rng = np.random.default_rng(16)
+    for _ in range(60):
+        laws, K, n, delta = random_instance(rng)
+        out = laws @ K
+        error, _ = exact_map_error_and_information(out / out.sum(axis=1, keepdims=True), n)
+        risk = md.guarantees.bayes_risk(K, np.arange(laws.shape[0], dtype=float), laws, n).risk
+        assert risk == pytest.approx(error, rel=1e-9, abs=1e-14)
+        family = PriorFamily(laws, np.arange(laws.shape[0], dtype=float), metric="l2", power=2.0)
+        assert private_fano_bound(K, family, n, delta=delta).error_bound_sharp <= risk + 1e-12
