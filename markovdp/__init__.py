@@ -90,8 +90,10 @@ from .mechanisms.local import (
     BinaryHadamard,
     FrequencyOracle,
     HadamardResponse,
+    IdentifiableRecoverableMechanism,
     KeyedMechanism,
     LocalHashing,
+    MultiLevelHadamard,
     MultiLevelMechanism,
     RecoverableMechanism,
     SubsetSelection,
@@ -168,9 +170,9 @@ __all__ = [
     "DeclaredDP", "DiffusionMechanism", "FiniteMechanism", "GaussianMechanism", "GradientLoss", "LaplaceMechanism",
     "LogisticLoss", "Loss", "Mechanism", "NoisyProjSGD", "PostProcessed", "QuadraticLoss", "RandomizedResponse",
     # local DP: frequency oracles and randomness-constrained mechanisms
-    "BinaryHadamard", "FrequencyOracle", "HadamardResponse", "KeyedMechanism", "LocalHashing", "MultiLevelMechanism",
-    "RecoverableMechanism", "SubsetSelection", "UnaryEncoding", "ibu_estimate", "make_oracle", "oracle_names",
-    "randomness_bits", "register_oracle",
+    "BinaryHadamard", "FrequencyOracle", "HadamardResponse", "IdentifiableRecoverableMechanism", "KeyedMechanism",
+    "LocalHashing", "MultiLevelHadamard", "MultiLevelMechanism", "RecoverableMechanism", "SubsetSelection",
+    "UnaryEncoding", "ibu_estimate", "make_oracle", "oracle_names", "randomness_bits", "register_oracle",
     # certificates and exact privacy
     "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "calibrate", "certify", "describe", "dobrushin",
     "doeblin", "ldp_epsilon", "ldp_profile", "privacy_epsilon", "privacy_profile", "renyi_profile", "theorems",

@@ -84,6 +84,27 @@ def test_ibu_stays_in_the_simplex(name: str) -> None:
         assert np.all(f >= 0.0) and f.sum() == pytest.approx(1.0, abs=1e-12)
 
 
+def _numpy_em(c: np.ndarray, a: np.ndarray, steps: int) -> np.ndarray:
+    """`steps` EM steps f ← normalise(f ⊙ A (c / (fA))) from the uniform f, in plain numpy."""
+    f = np.full(a.shape[0], 1.0 / a.shape[0])
+    for _ in range(steps):
+        f = f * (a @ (c / (f @ a)))
+        f /= f.sum()
+    return f
+
+
+def test_ibu_takes_the_same_steps_as_a_numpy_em_loop() -> None:
+    """STD-IBU: with tol = 0 the compiled loop runs exactly max_iter steps of the map, as plain numpy does."""
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        k, m = rng.integers(2, 9), rng.integers(2, 12)
+        a = rng.dirichlet(np.ones(m), size=k)
+        c = rng.integers(0, 50, size=m).astype(float) + 1.0
+        steps = int(rng.integers(1, 300))
+        np.testing.assert_allclose(ibu(c, a, tol=1e-300, max_iter=steps), _numpy_em(c, a, steps), rtol=1e-10,
+                                   atol=1e-14)
+
+
 def test_ibu_rejects_bad_input() -> None:
     rates = np.eye(3) * 0.5 + 0.5 / 3
     with pytest.raises(ValueError, match="`tol`"):

@@ -202,6 +202,7 @@ PARAM_KINDS: dict[str, str] = {
                      "points", "grid", "grid_full", "grid_quick", "theory_id", "quantity", "estimator", "witness",
                      "pair", "bound", "exact", "sampler", "bins", "direction", "thresholds", "save_at",
                      "isometry", "y_bounds", "rules", "neighbours", "test_point", "terms"], "free"),
+    **dict.fromkeys(["increments"], "points"),
     **dict.fromkeys(["x", "x_prime", "samples_p", "samples_q", "estimate", "truth", "distances", "eps_levels",
                      "low", "high", "A", "H", "cov", "noise_cov", "image", "dataset", "other", "alphas"], "vector"),
 }
@@ -303,6 +304,10 @@ def gaussian_rdp(alpha: Any, shift: float) -> Any:
 
 
 NUMERICAL = dict(y_bounds=(-2.0, 3.0), gradient=brownian_gradient)
+
+#: The parameters of the AAC-Bayes functions (the prior's None is its default: not a bad value).
+BAYES_KINDS = {"channel": "kernel_or_matrix", "thetas": "vector", "laws": "matrix", "prior": "free", "loss": "choice",
+               "estimator": "flag"}
 
 GOOD: dict[str, Case] = {
     # --- spaces, laws
@@ -450,6 +455,10 @@ GOOD: dict[str, Case] = {
     "multilevel_predicted_epsilon": case(md.MultiLevelMechanism((1.0, 0.5), 2), 1, _kinds={"j": "level",
                                                                                        "rules": "rules"}),
     "RecoverableMechanism": case(3, 1.0, 1, _kinds={"s": "int1"}),
+    "IdentifiableRecoverableMechanism": case(4, 1.0, _kinds={"eps": "pos"}),
+    "identifiable_recoverable_s": case(4, 1.0, _kinds={"eps": "pos"}),
+    "recoverable_factor_bound": case(6),
+    "MultiLevelHadamard": case((1.0, 0.5), 3),
     "added_key_law": case(3, 1.0, 0.5),
     "rr_key_law": case(3, 1.0),
     "binary_entropy": case(0.3),
@@ -500,6 +509,10 @@ GOOD: dict[str, Case] = {
     "noisy_sgd_rdp": case(lipschitz=1.0, smoothness=1.0, strong_convexity=0.5, eta=0.5, sigma=1.0, n=3, index=1),
     "noisy_sgd_opt_rdp": case(lipschitz=1.0, smoothness=1.0, strong_convexity=0.5, eta=0.5, sigma=1.0, n=3,
                               index=1),
+    "public_steps_needed": case(0.1, lipschitz=1.0, smoothness=1.0, strong_convexity=0.5, eta=0.5, sigma=1.0, n=3,
+                                index=1, _kinds={"target": "pos"}),
+    "synchronous_coupling": lazy(lambda: ((md.LipschitzGaussianKernel(_halve, 0.5, 0.5), [0.0], [1.0]),
+                                          {"n_paths": 4, "rng": 0}), process="object", times="vector_opt"),
     "noisy_sgd_convex_rdp": case(lipschitz=1.0, smoothness=1.0, eta=0.5, sigma=1.0, n=3, index=1),
     "opt_factor": case(0.5, 2),
     "privacy_profile": case(RR, 0.5, _kinds={"eps": "nonneg_inf"}),
@@ -511,6 +524,33 @@ GOOD: dict[str, Case] = {
                          _kinds={"K": "kernel_or_matrix", "p0": "probvec", "p1": "probvec", "theta0": "real",
                                  "theta1": "real"}),
     "product_tv": case([0.6, 0.4], [0.4, 0.6], 10, _kinds={"p": "probvec", "q": "probvec"}),
+    "private_test_tradeoff": case(FK, [0.6, 0.4], [0.4, 0.6], 5, 0.1, delta=0.0, eps=2.0,
+                                  _kinds={"channel": "kernel_or_matrix", "p0": "probvec", "p1": "probvec",
+                                          "alpha": "prob", "eps": "nonneg_inf"}),
+    "max_mutual_information": case(3, 1.0, 0.0, [0.2, 0.3, 0.5], _kinds={"input_law": "probvec"}),
+    "bayes_risk": case(np.eye(2), [0.0, 1.0], [[0.6, 0.4], [0.4, 0.6]], 5, prior=[0.3, 0.7], loss="absolute",
+                       estimator=True, _kinds=BAYES_KINDS),
+    "bayes_lower_bound": case(np.eye(2), [0.0, 1.0], [[0.6, 0.4], [0.4, 0.6]], 5, prior=[0.3, 0.7],
+                              loss="squared", _kinds=BAYES_KINDS),
+    "ldp_bayes_lower_bound": case(1.0, 0.01, [0.0, 1.0], [[0.6, 0.4], [0.4, 0.6]], 5, prior=[0.3, 0.7],
+                                  loss="absolute", _kinds=BAYES_KINDS),
+    "ldp_e_gamma": case(1.0, 0.01, 5, [1.0, 2.0], _kinds={"gamma": "vector"}),
+    "ldp_tv_coefficient": case(1.0, 0.01),
+    "canonical_ldp_channel": case(1.0, 0.01),
+    "bernoulli_bayes_curve": case([0.5, 1.0], 1e-4, 5, m=4, loss="absolute",
+                                  _kinds={"eps_grid": "nonneg", "m": "int2", "loss": "choice"}),
+    "bernoulli_crossing_eps": case(0.2, 1e-4, 3, m=3, loss="absolute",
+                                   _kinds={"level": "prob", "m": "int2", "loss": "choice"}),
+    "PriorFamily": case(np.eye(2), [0.0, 1.0], _kinds={"laws": "matrix", "parameters": "points", "metric": "choice",
+                                                        "power": "pos"}),
+    "private_fano_bound": case((1.0, 0.0), md.guarantees.PriorFamily(np.eye(2), [0.0, 1.0]), 3,
+                               _kinds={"channel_or_eps_delta": "channel_or_pair", "prior_family": "object"}),
+    "fano_error_bound": case(0.5, 3, _kinds={"information": "nonneg_inf", "size": "int2"}),
+    "hypercube_packing": case(16, _kinds={"k": "int1"}),
+    "check_packing": case(np.array([[1, 1], [-1, -1]]), _kinds={"vectors": "table"}),
+    "packing_size": case(16, _kinds={"k": "int1"}),
+    "mean_le_cam": case(10, 1.0, 0.0, _kinds={"model": "choice", "sigma": "pos"}),
+    "l2_mean_fano_bound": case(16, 10, 1.0, 0.0, _kinds={"k": "int1", "eps": "nonneg_inf"}),
     "brownian_intrinsic_sensitivity": case(1.0, 0.5, _kinds={"t": "nonneg"}),
     "ou_intrinsic_sensitivity": case(1.0, 1.0, 1.0, 0.5, _kinds={"t": "nonneg"}),
     "intrinsic_kappa": case(brownian_log_density, unit_gamma, [0.0], [1.0], 0.5, **NUMERICAL),
@@ -555,7 +595,9 @@ EXEMPT: dict[str, str] = {
                      "SchedulerUnreachable", "MissingExtension"], "an exception class"),
     **dict.fromkeys(["EstimateLike", "SweepScenario"], "a typing Protocol"),
     **dict.fromkeys(["Bound", "Certificate", "NotApplicable", "Estimate", "WeightedEstimate", "KeyReuse",
-                     "BernoulliLeCam", "SweepPlan"], "a result record the library builds (its fields are outputs)"),
+                     "BernoulliLeCam", "SweepPlan", "PrivateTestTradeoff", "MaxMutualInformation", "BayesRisk",
+                     "BayesLowerBound", "BernoulliBayesCurve", "FanoBound", "MeanLeCam", "L2MeanFano", "PackingCheck"],
+                    "a result record the library builds (its fields are outputs)"),
     **dict.fromkeys(["Scenario", "ScenarioVariable"], "a scenario declaration (checked by run_sweep/plan_sweep)"),
     **dict.fromkeys(["CheckpointStore", "checkpoint_store", "build_dataset", "write_dataset", "atomic_write",
                      "DaskExecutor"],
@@ -585,6 +627,9 @@ BAD.update({
     "real_nan": [("str", "1"), ("None", None), ("complex", 1 + 1j), ("object", object())],
     "rows": [*_ARRAY_COMMON, ("empty", []), ("inf", [INF, 0.5])],
     "object_opt": _OBJECT[1:],
+    "channel_or_pair": [("None", None), ("float", 1.0), ("str", "x"), ("object", object()),
+                        ("not-stochastic", [[0.5, 0.6], [0.5, 0.5]]), ("nan-eps", (NAN, 0.0)),
+                        ("negative-eps", (-1.0, 0.0)), ("delta-above-one", (1.0, 1.5)), ("str-eps", ("1", 0.0))],
 })
 
 

@@ -103,12 +103,13 @@ def address_state(prefix: np.ndarray, block: int) -> np.ndarray:
 
 # One path at a time, its state in scratch vectors and the generator's four words in local variables (registers);
 # every step is followed by the finiteness check, which stops the block with status = (path, step) instead of
-# letting NaN or inf run on. DRAW(z) stands for z = the next normal of the block's stream.
+# letting NaN or inf run on. `noise` is the block's generator state (uint64[4]) or, with given increments, the
+# block's increments (n, S, m). DW(w, j) stands for w = the Brownian increment of noise coordinate j at this step:
+# sqrt(h) times the next normal of the block's stream, or the given increment noise[i, step, j].
 _SOURCE = '''
-def run(x, out, saved, state, seg_steps, seg_h, seg_save, status):
+def run(x, out, saved, noise, seg_steps, seg_h, seg_save, status):
 {alloc}
-    s0, s1, s2, s3 = state[0], state[1], state[2], state[3]
-    status[0] = -1
+{load}    status[0] = -1
     status[1] = -1
     for i in range(x.shape[0]):
         for k in range(D):
@@ -132,16 +133,15 @@ def run(x, out, saved, state, seg_steps, seg_h, seg_save, status):
                     saved[i, r, k] = a[k]
         for k in range(D):
             out[i, k] = a[k]
-    state[0], state[1], state[2], state[3] = s0, s1, s2, s3
-'''
+{store}'''
 
 # Euler–Maruyama, diagonal noise: a_k += u_k h + v_k sqrt(h) Z_k (STD-EulerMaruyama).
 _EM_DIAGONAL = '''
 drift(a, u)
 diffusion(a, v)
 for k in range(D):
-    DRAW(zk)
-    a[k] = a[k] + u[k] * h + v[k] * (sq * zk)
+    DW(dwk, k)
+    a[k] = a[k] + u[k] * h + v[k] * dwk
 '''
 
 # Euler–Maruyama, general noise: a += u h + v ΔW with ΔW = sqrt(h) Z in R^M (STD-EulerMaruyama).
@@ -149,8 +149,8 @@ _EM_GENERAL = '''
 drift(a, u)
 diffusion(a, v)
 for q in range(M):
-    DRAW(zq)
-    w[q] = sq * zq
+    DW(dwq, q)
+    w[q] = dwq
 for k in range(D):
     acc = a[k] + u[k] * h
     for q in range(M):
@@ -165,8 +165,8 @@ _MILSTEIN_DIAGONAL = '''
 drift(a, u)
 diffusion(a, v)
 for k in range(D):
-    DRAW(zk)
-    w[k] = sq * zk
+    DW(dwk, k)
+    w[k] = dwk
     c[k] = a[k] + u[k] * h + v[k] * sq
 diffusion(c, vc)
 for k in range(D):
@@ -180,25 +180,32 @@ SCHEMES = {("euler_maruyama", "diagonal"): _EM_DIAGONAL, ("euler_maruyama", "gen
 
 
 @lru_cache(maxsize=64)
-def integrator(scheme: str, noise: str, drift: Any, diffusion: Any, d: int, m: int) -> Any:
+def integrator(scheme: str, noise: str, drift: Any, diffusion: Any, d: int, m: int, given: bool = False) -> Any:
     """The compiled block integrator for one scheme, noise type, pair of in-place maps and dimensions (d, m).
 
-    ``run(x, out, saved, state, seg_steps, seg_h, seg_save, status)``: x, out (n, d); state the block's
-    xoshiro256++ words (uint64[4], advanced); segment g takes ``seg_steps[g]`` steps of size ``seg_h[g]`` and
-    then, when ``seg_save[g] >= 0``, writes the state into ``saved[:, seg_save[g]]``. On a non-finite state it
-    sets status = (path, step count) and returns; else status = (-1, -1). Compiled on the first call (see
-    `benchmarks/sde.py`).
+    ``run(x, out, saved, noise, seg_steps, seg_h, seg_save, status)``: x, out (n, d); `noise` the block's
+    xoshiro256++ words (uint64[4], advanced), or with ``given=True`` the block's Brownian increments (n, S, m),
+    ΔW ~ N(0, h I) in units of sqrt(time), used as they are (no generator); segment g takes ``seg_steps[g]``
+    steps of size ``seg_h[g]`` and then, when ``seg_save[g] >= 0``, writes the state into
+    ``saved[:, seg_save[g]]``. On a non-finite state it sets status = (path, step count) and returns; else
+    status = (-1, -1). Compiled on the first call (see `benchmarks/sde.py`).
     """
-    body = re.sub(r"DRAW\((\w+)\)", r"\1, s0, s1, s2, s3 = draw(s0, s1, s2, s3)", SCHEMES[(scheme, noise)])
+    if given:  # the increment of coordinate j at this step, as given
+        dw = r"\1\2 = noise[i, step, \3]"
+    else:  # sqrt(h) times the next normal of the block's stream (sq * z: the floats of the given case for sq * Z)
+        dw = r"\1_z, s0, s1, s2, s3 = draw(s0, s1, s2, s3)\n\1\2 = sq * _z"
+    body = re.sub(r"(?m)^(\s*)DW\((\w+), (\w+)\)", dw, SCHEMES[(scheme, noise)])
     step = "\n".join(" " * 16 + line for line in body.strip("\n").splitlines())
     v_shape = (d, m) if noise == "general" else (d,)
     shapes = {"a": (d,), "u": (d,), "v": v_shape, "c": (d,), "w": (m,), "vc": v_shape}
     used = [name for name in shapes if re.search(rf"\b{name}\b", body)]  # only the scratch the scheme uses
     alloc = "\n".join(f"    {name} = carray(stack_{math.prod(shapes[name])}(), {shapes[name]})" for name in used)
     constants = "            half_inv_sq = 0.5 / sq if sq > 0.0 else 0.0" if "half_inv_sq" in body else ""
+    load = "" if given else "    s0, s1, s2, s3 = noise[0], noise[1], noise[2], noise[3]\n"
+    store = "" if given else "    noise[0], noise[1], noise[2], noise[3] = s0, s1, s2, s3\n"
     namespace: dict[str, Any] = {"np": np, "math": math, "carray": carray, "draw": normal_step_outlined, "drift": drift,
                                  "diffusion": diffusion, "D": d, "M": m}
     namespace |= {f"stack_{math.prod(shape)}": stack_buffer(math.prod(shape)) for shape in shapes.values()}
     # d, m compile-time constants and the maps as globals: inlined, unrolled
-    exec(_SOURCE.format(step=step, alloc=alloc, constants=constants), namespace)
+    exec(_SOURCE.format(step=step, alloc=alloc, constants=constants, load=load, store=store), namespace)
     return njit(nogil=True)(namespace["run"])

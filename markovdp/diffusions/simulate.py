@@ -7,6 +7,10 @@ step s coordinate j being the (i·S·m + s·m + j)-th normal of the block's stre
 ``fill_normals(block_state(root, b), z)`` for z of shape (paths of the block, S, m). So a path depends only on the
 seed and its index (not on the number of paths, nor on how or on how many threads blocks are run), no state is
 shared between blocks, and the same seed gives identical paths.
+
+Given increments (``increments=``, as ``sdeint``'s ``dW=`` and diffrax's Brownian paths): path i takes
+``increments[i, s]`` as its ΔW at step s and no generator is built, so the same increments drive any starting
+points (a synchronous coupling) and a path drawn by the seed is reproduced from ``sqrt(h) · fill_normals(...)``.
 """
 
 from __future__ import annotations
@@ -144,6 +148,15 @@ def block_state(root: tuple[Any, tuple[int, ...]], block: int,
     return address_state(prefix, block)
 
 
+def _increments(increments: ArrayLike, n: int, total: int, m: int) -> NDArray[np.float64]:
+    """The given Brownian increments as a C-contiguous float64 (n, S, m) array of finite values."""
+    dw = np.ascontiguousarray(check_real("increments", increments), dtype=np.float64)
+    if dw.shape != (n, total, m):
+        raise fail("increments", f"an array of shape (n_paths, steps, noise_dim) = ({n}, {total}, {m}) (one "
+                   "increment per path, step of the grid and noise coordinate)", f"shape {dw.shape}")
+    return dw
+
+
 def _nonfinite(path: int, step: int, bounds: NDArray[Any], steps: NDArray[Any], h: NDArray[Any]) -> FloatingPointError:
     """The error for a state that left the finite numbers after `step` steps (time from the segments)."""
     before = np.concatenate([[0], np.cumsum(steps)])
@@ -154,9 +167,9 @@ def _nonfinite(path: int, step: int, bounds: NDArray[Any], steps: NDArray[Any], 
         "there. Reduce `dt` or check that the drift and diffusion do not grow too fast for an explicit scheme.")
 
 
-def simulate(sde: SDE, solver: Solver, x0: ArrayLike, *, t1: float, dt: float, rng: RNGLike,
+def simulate(sde: SDE, solver: Solver, x0: ArrayLike, *, t1: float, dt: float, rng: RNGLike = None,
              save_at: ArrayLike | None = None, backend: str = "numba",
-             n_paths: int | None = None, workers: int = 1) -> Any:
+             n_paths: int | None = None, workers: int = 1, increments: ArrayLike | None = None) -> Any:
     """An ensemble of paths of dX = u(X) dt + v(X) dW from x0 to time t1 by a fixed-step `solver`.
 
     Parameters
@@ -171,12 +184,20 @@ def simulate(sde: SDE, solver: Solver, x0: ArrayLike, *, t1: float, dt: float, r
     rng : an int seed or a SeedSequence (the root itself), or a Generator (one draw of root entropy is taken
         from it; None: fresh entropy). Block b of `BLOCK_PATHS` paths draws from its own xoshiro256++ stream,
         seeded by ``SeedSequence(entropy, spawn_key=(*root key, b))``: a path depends on the seed and its index.
+        Not used (a Generator is not advanced) when `increments` is given.
     save_at : optional increasing times in [0, t1] at which to record the state.
     workers : threads running blocks at once (numba backend; the kernels release the GIL). Each block has its own
         generator state and output rows, so the result is bit-identical for any number of workers.
     backend : "numba" (compiled, the normals of each block drawn inside the loop) or "sdeint" (``sdeint.itoEuler``
         on the same increments for EulerMaruyama, path by path equal to the numba result up to rounding;
         ``sdeint.itoSRI2`` for Milstein, equal in law only; slow, one path per call: for cross-checks).
+    increments : optional Brownian increments ΔW, shape (n_paths, S, noise_dim) with S the number of steps of
+        the grid (S = ceil(t1/dt) without `save_at`; in general the sum over the stretches of ceil(Δ/dt)), in
+        units of sqrt(time): ΔW at a step of size h should be N(0, h I) (only the shape and finiteness are
+        checked). Path i takes ``increments[i, s]`` at step s, in every solver and backend (sdeint's
+        ``itoSRI2`` then gets the repeated integrals I_jk = (ΔW_j ΔW_k − h δ_jk)/2, i.e. zero Lévy areas:
+        exact for commutative noise, where Milstein has order 1). Shared increments from two starting points
+        give a synchronous coupling (`markovdp.guarantees.synchronous_coupling`).
 
     Returns
     -------
@@ -207,36 +228,44 @@ def simulate(sde: SDE, solver: Solver, x0: ArrayLike, *, t1: float, dt: float, r
         check_size("save_at", f"{np.size(save_at)} times", float(x.shape[0]) * sde.dim * (np.size(save_at) + 1),
                    what="the saved states (paths x times x dim)")
     bounds, steps, h, save, times = _plain_segments(t1, dt) if save_at is None else _segments(t1, dt, save_at)
-    root = root_seed(rng)
+    noise = root_seed(rng) if increments is None else _increments(increments, x.shape[0], int(steps.sum()),
+                                                                  int(sde.noise_dim or sde.dim))
     run = _run_numba if backend == "numba" else _run_sdeint
     workers = check_int("workers", workers, minimum=1)
-    out, saved = run(sde, solver, x, root, bounds, steps, h, save, times.size, workers)
+    out, saved = run(sde, solver, x, noise, bounds, steps, h, save, times.size, workers)
     if save_at is None:
         return out
     import xarray as xr
 
+    seed = ("given increments", "") if increments is not None else tuple(map(str, noise))
     return xr.DataArray(
         saved, dims=("path", "time", "dim"),
         coords={"path": np.arange(x.shape[0]), "time": ("time", times, {"long_name": "time t"}),
                 "dim": np.arange(sde.dim)},
         name="state", attrs={"long_name": "state X_t of the SDE", "sde": repr(sde), "solver": repr(solver),
                              "dt": float(h.max()), "t1": t1, "backend": backend,
-                             "seed_entropy": str(root[0]), "seed_spawn_key": str(root[1])})
+                             "seed_entropy": seed[0], "seed_spawn_key": seed[1]})
 
 
-def _run_numba(sde: SDE, solver: Solver, x: NDArray[np.float64], root: tuple[Any, tuple[int, ...]],
+def _run_numba(sde: SDE, solver: Solver, x: NDArray[np.float64], noise: Any,
                bounds: NDArray[Any], steps: NDArray[Any], h: NDArray[Any], save: NDArray[Any],
                n_save: int, workers: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """`noise`: the root seed (entropy, key), or the given increments (n, S, m)."""
     from ._kernels import integrator
 
-    run = integrator(solver.scheme, sde.noise, *sde.inplace_maps, sde.dim, int(sde.noise_dim or sde.dim))
-    prefix = root_prefix(root)
+    given = isinstance(noise, np.ndarray)
+    run = integrator(solver.scheme, sde.noise, *sde.inplace_maps, sde.dim, int(sde.noise_dim or sde.dim), given)
+    prefix = None if given else root_prefix(noise)
+
+    def block_noise(b: int, start: int, stop: int) -> NDArray[Any]:
+        return noise[start:stop] if given else block_state(noise, b, prefix)
+
     n = x.shape[0]
     out = np.empty_like(x)
     saved = np.empty((n if n_save else 0, n_save, sde.dim))
     if n <= BLOCK_PATHS:  # one block: no bookkeeping (a single path is a few tens of microseconds)
         status1 = np.empty(2, dtype=np.int64)
-        run(x, out, saved, block_state(root, 0, prefix), steps, h, save, status1)
+        run(x, out, saved, block_noise(0, 0, n), steps, h, save, status1)
         if status1[0] >= 0:
             raise _nonfinite(int(status1[0]), int(status1[1]), bounds, steps, h)
         return out, saved
@@ -246,7 +275,7 @@ def _run_numba(sde: SDE, solver: Solver, x: NDArray[np.float64], root: tuple[Any
     def block(b: int) -> bool:
         start = starts[b]
         stop = min(start + BLOCK_PATHS, n)
-        run(x[start:stop], out[start:stop], saved[start:stop], block_state(root, b, prefix), steps, h, save, status[b])
+        run(x[start:stop], out[start:stop], saved[start:stop], block_noise(b, start, stop), steps, h, save, status[b])
         return bool(status[b, 0] < 0)
 
     if workers == 1 or len(starts) == 1:
@@ -288,7 +317,7 @@ def _sdeint_maps(sde: SDE) -> tuple[Any, Any]:
     return f, G
 
 
-def _run_sdeint(sde: SDE, solver: Solver, x: NDArray[np.float64], root: tuple[Any, tuple[int, ...]],
+def _run_sdeint(sde: SDE, solver: Solver, x: NDArray[np.float64], noise: Any,
                 bounds: NDArray[Any], steps: NDArray[Any], h: NDArray[Any], save: NDArray[Any],
                 n_save: int, workers: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     import warnings
@@ -303,19 +332,26 @@ def _run_sdeint(sde: SDE, solver: Solver, x: NDArray[np.float64], root: tuple[An
     out = np.empty_like(x)
     saved = np.empty((n if n_save else 0, n_save, sde.dim))
     total = int(steps.sum())
+    given = isinstance(noise, np.ndarray)
     for b, start in enumerate(range(0, n, BLOCK_PATHS)):
-        state = block_state(root, b)
-        gen = np.random.default_rng(block_seed(root, b).spawn(1)[0])  # itoSRI2's own draws (its Itô integrals)
+        if not given:
+            state = block_state(noise, b)
+            gen = np.random.default_rng(block_seed(noise, b).spawn(1)[0])  # itoSRI2's own draws (its Itô integrals)
         for i in range(start, min(start + BLOCK_PATHS, n)):
-            z = np.empty((total, m))
-            fill_normals(state, z)  # the numba kernel's draws for this path, in the same order
+            if not given:
+                z = np.empty((total, m))
+                fill_normals(state, z)  # the numba kernel's draws for this path, in the same order
             y, done = x[i].copy(), 0
             for g in range(steps.size):
                 k = int(steps[g])
                 if k:
                     tspan = bounds[g] + h[g] * np.arange(k + 1)
-                    dw = math.sqrt(h[g]) * z[done:done + k]
-                    kwargs = {"generator": gen} if solver.sdeint_name != "itoEuler" else {}
+                    dw = noise[i, done:done + k] if given else math.sqrt(h[g]) * z[done:done + k]
+                    kwargs: dict[str, Any] = {}
+                    if solver.sdeint_name != "itoEuler" and given:  # zero Lévy areas (commutative noise)
+                        kwargs["I"] = 0.5 * (dw[:, :, None] * dw[:, None, :] - h[g] * np.eye(m))
+                    elif solver.sdeint_name != "itoEuler":
+                        kwargs["generator"] = gen
                     with warnings.catch_warnings():
                         warnings.simplefilter("ignore", RuntimeWarning)  # overflow: reported below as an error
                         path = method(f, G, y, tspan, dW=dw, **kwargs)

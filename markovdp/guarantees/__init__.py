@@ -14,9 +14,17 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
   `intrinsic_sensitivity_with_error`, `semigroup_intrinsic_sensitivity`, `intrinsic_kappa`, `integrate_kappa`,
   `coordinate_carre_du_champ`, `semigroup_log_density`, `semigroup_log_ratio_gradient`, `default_y_bounds`.
 - local DP and estimation: `ldp_contraction_bound` (AAC-phi), `le_cam_bound`, `product_tv`,
-  `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); key reuse and multi-level privacy: `compare_key_reuse`,
+  `bernoulli_rr_le_cam`, `BernoulliLeCam` (AAC-LeCam); `private_test_tradeoff`, `PrivateTestTradeoff` (AAC-Test);
+  `max_mutual_information`, `MaxMutualInformation` (AAC-MI); `bayes_risk`, `bayes_lower_bound`,
+  `ldp_bayes_lower_bound`, `ldp_e_gamma`, `ldp_tv_coefficient`, `bernoulli_bayes_curve`, `bernoulli_crossing_eps`,
+  `canonical_ldp_channel` (AAC-Bayes); `private_fano_bound`, `PriorFamily`, `FanoBound`,
+  `fano_error_bound`, the hypercube packing `hypercube_packing`, `check_packing`, `PackingCheck`, `packing_size`, and
+  `l2_mean_fano_bound`, `L2MeanFano` (AAC-Fano); `mean_le_cam`, `MeanLeCam` (AAC-LeCam-mean); key reuse and
+  multi-level privacy: `compare_key_reuse`,
   `KeyReuse`, `multilevel_exact_epsilons`, `multilevel_predicted_epsilon` (SRP-Seq, SRP-ML).
 - the maxima over dominating pairs and their registries: `pair_maxima` (DESIGN §4).
+- couplings made visible: `synchronous_coupling` (two copies on shared noise, their distance per step or time);
+  public steps after NoisyProjSGD: `public_steps_needed` (BBGG-PublicSteps).
 """
 
 # The built-in rules, in their documented order (registry.py): MECH, POST, then BBGG-T1.1 … T1.4, then
@@ -30,6 +38,16 @@ from . import (
     mechanism_rules,  # noqa: E402, F401, I001
 )
 from .aac import ldp_contraction_bound, ldp_profile
+from .bayes import (
+    BayesLowerBound,
+    BayesRisk,
+    bayes_lower_bound,
+    bayes_risk,
+    ldp_bayes_lower_bound,
+    ldp_e_gamma,
+    ldp_tv_coefficient,
+)
+from .bayes_bernoulli import BernoulliBayesCurve, bernoulli_bayes_curve, bernoulli_crossing_eps, canonical_ldp_channel
 from .calibrate import calibrate
 from .coefficients import dobrushin, doeblin, ldp_epsilon, ultra_mixing
 from .conversions import rdp_to_dp
@@ -44,6 +62,7 @@ from .coupling import (
     translation_coupling_rdp,
 )
 from .exact import privacy_epsilon, privacy_profile, renyi_profile, worst_pair
+from .fano import FanoBound, PriorFamily, fano_error_bound, private_fano_bound
 from .intrinsic_sensitivity import (
     brownian_intrinsic_sensitivity,
     coordinate_carre_du_champ,
@@ -67,9 +86,15 @@ from .iteration import (
     opt_factor,
 )
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
+from .mean_estimation import L2MeanFano, MeanLeCam, l2_mean_fano_bound, mean_le_cam
+from .mutual_information import MaxMutualInformation, max_mutual_information
+from .packing import PackingCheck, check_packing, hypercube_packing, packing_size
+from .public_steps import public_steps_needed
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
+from .synchronous_coupling import synchronous_coupling
+from .testing import PrivateTestTradeoff, private_test_tradeoff
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 from .worst_case import worst_case_mechanism
 
@@ -87,4 +112,11 @@ __all__ = [
     "rdp_to_dp", "registered_theorems", "renyi_profile", "semigroup_intrinsic_sensitivity", "semigroup_log_density",
     "semigroup_log_ratio_gradient", "theorem", "theorems", "translation_coupling_point", "translation_coupling_rdp",
     "ultra_mixing", "unregister", "worst_case_mechanism", "worst_pair",
+    "MaxMutualInformation", "PrivateTestTradeoff", "max_mutual_information", "private_test_tradeoff",
+    "BayesLowerBound", "BayesRisk", "BernoulliBayesCurve", "bayes_lower_bound", "bayes_risk", "bernoulli_bayes_curve",
+    "bernoulli_crossing_eps", "canonical_ldp_channel", "ldp_bayes_lower_bound", "ldp_e_gamma", "ldp_tv_coefficient",
+    # AAC-Fano, AAC-LeCam-mean
+    "FanoBound", "L2MeanFano", "MeanLeCam", "PackingCheck", "PriorFamily", "check_packing", "fano_error_bound",
+    "hypercube_packing", "l2_mean_fano_bound", "mean_le_cam", "packing_size", "private_fano_bound",
+    "public_steps_needed", "synchronous_coupling",
 ]

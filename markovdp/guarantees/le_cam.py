@@ -46,11 +46,11 @@ def _law(name: str, value: Any) -> NDArray[np.float64]:
     return check_probability_vector(name, getattr(value, "probs", value))
 
 
-def _matrix(K: Any) -> NDArray[np.float64]:
+def _matrix(K: Any, name: str = "K") -> NDArray[np.float64]:
     matrix = getattr(K, "matrix", None)
     if matrix is None and hasattr(K, "sample") and not isinstance(K, (np.ndarray, list, tuple)):
         raise NotImplementedError(f"The Le Cam bound is exact only for finite channels; got {type(K).__name__}.")
-    return check_stochastic_matrix("K", K if matrix is None else matrix)
+    return check_stochastic_matrix(name, K if matrix is None else matrix)
 
 
 def _same_size(what: str, a: NDArray[np.float64], b: NDArray[np.float64]) -> None:
@@ -64,21 +64,33 @@ def _count_log_pmfs(p: NDArray[np.float64], q: NDArray[np.float64],
     m = p.size
     if m == 2:
         check_size("n", n, 8.0 * (n + 1), what="the binomial count laws")
-    from scipy import special, stats  # here, not at import: scipy.special/stats cost ~0.2 s to import
+    from scipy import stats  # here, not at import: scipy.special/stats cost ~0.2 s to import
 
     if m == 1:
         return np.zeros(1), np.zeros(1)
     if m == 2:
         j = np.arange(n + 1)
         return stats.binom.logpmf(j, n, p[1]), stats.binom.logpmf(j, n, q[1])
+    _, logs = count_log_pmfs(np.stack([p, q]), n)
+    return logs[0], logs[1]
+
+
+def count_log_pmfs(laws: NDArray[np.float64], n: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """Every count vector c of n i.i.d. draws on m points (rows of ``counts``, C(n + m − 1, m − 1) of them) and
+    the Multinomial(n, ·) log-pmf of c under each row of `laws` (L, m): ``log_pmfs`` (L, C), −inf where a law
+    gives c probability 0. At most `MAX_COUNT_VECTORS` count vectors."""
+    from scipy import special
+
+    m = laws.shape[1]
     size = math.comb(n + m - 1, m - 1)
     if size > MAX_COUNT_VECTORS:
         raise fail("n", f"small enough that the {m}-output count vectors number <= {MAX_COUNT_VECTORS} "
                         f"(there are C(n + {m - 1}, {m - 1}) = {size})", n)
+    check_size("n", n, float(size) * (laws.shape[0] + m), what="the count vectors and their log-pmfs")
     counts = _compositions(n, m)
     base = special.gammaln(n + 1) - special.gammaln(counts + 1).sum(axis=1)
     with np.errstate(divide="ignore"):
-        return (base + special.xlogy(counts, p).sum(axis=1), base + special.xlogy(counts, q).sum(axis=1))
+        return counts, base + special.xlogy(counts[None, :, :], laws[:, None, :]).sum(axis=2)
 
 
 def _compositions(n: int, m: int) -> NDArray[np.float64]:

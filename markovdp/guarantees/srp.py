@@ -14,6 +14,7 @@ from .._validation import fail
 from ..mechanisms.local.entropy import entropy_bits
 from ..mechanisms.local.key_reuse import _keyed_parts, per_sample_epsilon, sequence_channel
 from ..mechanisms.local.multilevel import BBGG_T1_RULES, MultiLevelMechanism
+from ..mechanisms.local.multilevel_hadamard import MultiLevelHadamard
 from .coefficients import ldp_epsilon
 from .registry import certify
 
@@ -48,12 +49,13 @@ def compare_key_reuse(mechanism: Any, T: int) -> KeyReuse:
 
 
 def _check_multilevel(mechanism: Any) -> None:
-    if not isinstance(mechanism, MultiLevelMechanism):
-        raise fail("mechanism", "a MultiLevelMechanism", type(mechanism).__name__, TypeError)
+    if not isinstance(mechanism, (MultiLevelMechanism, MultiLevelHadamard)):
+        raise fail("mechanism", "a MultiLevelMechanism or MultiLevelHadamard", type(mechanism).__name__, TypeError)
 
 
-def multilevel_exact_epsilons(mechanism: MultiLevelMechanism) -> tuple[float, ...]:
-    """`ldp_epsilon` of every view of a `MultiLevelMechanism` (AAC-T1): equal to its `eps_levels` to rounding."""
+def multilevel_exact_epsilons(mechanism: MultiLevelMechanism | MultiLevelHadamard) -> tuple[float, ...]:
+    """`ldp_epsilon` of every view of a `MultiLevelMechanism` or `MultiLevelHadamard` (AAC-T1): equal to its
+    `eps_levels` to rounding (never above them for `MultiLevelHadamard`, SRP-ML-HR)."""
     _check_multilevel(mechanism)
     return tuple(ldp_epsilon(mechanism.view(j)) for j in range(1, mechanism.d + 1))
 

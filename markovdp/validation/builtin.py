@@ -1,7 +1,7 @@
-"""The built-in scenarios, by name: the spine (`catalogue`), BBGG §4 (`catalogue_bbgg4`), BBGG §5
-(`catalogue_diffusions`), then local DP and randomness (`catalogue_local`: AAC, SRP), then BBGG-E2r
-(`catalogue_e2r`), then STD-Exact (`catalogue_exact`), then BBGG-T6-1D (`catalogue_t6_1d`), then
-noise chains on R (`catalogue_chains`).
+"""The built-in scenarios, by name, in catalogue order: the spine (`catalogue`), BBGG §4 (`catalogue_bbgg4`),
+BBGG §5 (`catalogue_diffusions`), local DP and randomness (`catalogue_local`: AAC, SRP), BBGG-E2r
+(`catalogue_e2r`), STD-Exact (`catalogue_exact`), BBGG-T6-1D (`catalogue_t6_1d`), noise chains on R
+(`catalogue_chains`), then one module per later THEORY family (one line each below).
 
 `markovdp.validation.all_scenarios` adds those of installed packages.
 """
@@ -9,18 +9,36 @@ noise chains on R (`catalogue_chains`).
 from __future__ import annotations
 
 from .catalogue import SPINE_SCENARIOS
+from .catalogue_bayes import BAYES_SCENARIOS
 from .catalogue_bbgg4 import BBGG4_SCENARIOS
 from .catalogue_chains import CHAIN_SCENARIOS
 from .catalogue_diffusions import DIFFUSION_SCENARIOS
 from .catalogue_e2r import E2R_SCENARIOS
 from .catalogue_exact import EXACT_SCENARIOS
+from .catalogue_fano import FANO_SCENARIOS
 from .catalogue_local import LOCAL_SCENARIOS
+from .catalogue_public_steps import PUBLIC_STEPS_SCENARIOS
+from .catalogue_srp_id import SRP_ID_SCENARIOS
 from .catalogue_t6_1d import T6_1D_SCENARIOS
+from .catalogue_testing import TESTING_SCENARIOS
 from .scenario import Scenario
 
-SCENARIOS: dict[str, Scenario] = {
-    s.name: s for s in (*SPINE_SCENARIOS, *BBGG4_SCENARIOS, *DIFFUSION_SCENARIOS, *LOCAL_SCENARIOS,
-                        *E2R_SCENARIOS, *EXACT_SCENARIOS, *T6_1D_SCENARIOS, *CHAIN_SCENARIOS)
-}
+CATALOGUES: tuple[tuple[Scenario, ...], ...] = (
+    SPINE_SCENARIOS,
+    BBGG4_SCENARIOS,
+    DIFFUSION_SCENARIOS,
+    LOCAL_SCENARIOS,
+    E2R_SCENARIOS,
+    EXACT_SCENARIOS,
+    T6_1D_SCENARIOS,
+    CHAIN_SCENARIOS,
+    SRP_ID_SCENARIOS,  # SRP-Rec-ID, SRP-ML-HR
+    TESTING_SCENARIOS,  # AAC-Test, AAC-MI
+    BAYES_SCENARIOS,  # AAC-Bayes
+    FANO_SCENARIOS,  # AAC-Fano, AAC-LeCam-mean
+    PUBLIC_STEPS_SCENARIOS,  # BBGG-PublicSteps
+)
+
+SCENARIOS: dict[str, Scenario] = {s.name: s for catalogue in CATALOGUES for s in catalogue}
 
 __all__ = ["SCENARIOS"]

@@ -6,7 +6,8 @@
   and the registry (`register_oracle`, `make_oracle`, `oracle_names`); `frequency`: the simplex projection,
   losses and empirical frequencies; `ibu`: the iterative Bayesian update (EM) estimator.
 - keys and randomness: `KeyedMechanism`, `randomness_bits`, `output_entropy_bits`, `entropy_bits`.
-- successive refinement: `MultiLevelMechanism`, `RecoverableMechanism`, key reuse (`sequence_channel`);
+- successive refinement: `MultiLevelMechanism`, `MultiLevelHadamard`, `RecoverableMechanism`,
+  `IdentifiableRecoverableMechanism`, key reuse (`sequence_channel`);
   their exact certification is in `markovdp.guarantees.srp`.
 """
 
@@ -21,8 +22,10 @@ from .key_reuse import per_sample_epsilon, sequence_channel
 from .keyed import KeyedMechanism, draw_keys, output_entropy_bits, randomness_bits
 from .local_hashing import HashedChannel, LocalHashing
 from .multilevel import MultiLevelMechanism, added_key_law, rr_key_law
+from .multilevel_hadamard import MultiLevelHadamard
 from .oracles import FrequencyOracle, make_oracle, oracle_names, register_oracle
 from .recoverable import RecoverableMechanism, circulant, min_recoverable_randomness, min_recoverable_s, q_min
+from .recoverable_id import IdentifiableRecoverableMechanism, identifiable_recoverable_s, recoverable_factor_bound
 from .subset import SubsetSelection
 from .unary import UnaryEncoding
 
@@ -33,6 +36,7 @@ __all__ = [
     "entropy_bits", "ibu", "ibu_estimate", "l1_error", "l2_squared_error", "linf_error", "make_oracle",
     "min_recoverable_randomness", "min_recoverable_s", "oracle_names", "output_entropy_bits", "per_sample_epsilon",
     "project_simplex", "q_min", "randomness_bits", "register_oracle", "rr_key_law", "sequence_channel",
+    "IdentifiableRecoverableMechanism", "MultiLevelHadamard", "identifiable_recoverable_s", "recoverable_factor_bound",
 ]
 
 __getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.{name}" for name in ("compare_key_reuse", "KeyReuse")})

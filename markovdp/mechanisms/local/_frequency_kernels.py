@@ -85,3 +85,37 @@ def bitmap_counts(reports: np.ndarray, ones: int) -> tuple[np.ndarray, int]:
             rows = 0
     counts += block
     return counts, 0
+
+
+@njit(cache=True, nogil=True)
+def ibu_iterations(c: np.ndarray, a: np.ndarray, tol: float, max_iter: int) -> tuple[np.ndarray, bool]:
+    """(f, ok): the IBU fixed-point map f ← normalise(f ⊙ A (c / (fA))) from the uniform f (ibu.py), until the l1
+    change is below `tol` or after `max_iter` steps; ok is False when a step's total is not positive (counts that
+    no input can produce). Ratios where the expected rate is 0 count as 0."""
+    k, m = a.shape
+    f = np.full(k, 1.0 / k)
+    new = np.empty(k)
+    ratio = np.empty(m)
+    for _ in range(max_iter):
+        for j in range(m):
+            expected = 0.0
+            for i in range(k):
+                expected += f[i] * a[i, j]
+            ratio[j] = c[j] / expected if expected > 0.0 else 0.0
+        total = 0.0
+        for i in range(k):
+            s = 0.0
+            for j in range(m):
+                s += a[i, j] * ratio[j]
+            new[i] = f[i] * s
+            total += new[i]
+        if not total > 0.0:
+            return f, False
+        change = 0.0
+        for i in range(k):
+            value = new[i] / total
+            change += abs(value - f[i])
+            f[i] = value
+        if change < tol:
+            break
+    return f, True

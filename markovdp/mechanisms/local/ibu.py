@@ -55,19 +55,12 @@ def ibu(counts: ArrayLike, rates: ArrayLike, *, tol: float = 1e-10, max_iter: in
         raise fail("counts", f"{a.shape[1]} non-negative counts (one per column of `rates`), not all 0", c)
     tolerance = check_positive("tol", tol)
     steps = check_int("max_iter", max_iter, minimum=1)
-    f = np.full(a.shape[0], 1.0 / a.shape[0])
-    for _ in range(steps):
-        expected = f @ a
-        ratio = np.divide(c, expected, out=np.zeros_like(c), where=expected > 0)
-        new = f * (a @ ratio)
-        total = new.sum()
-        if not total > 0:
-            raise fail("counts", "counts that some input can produce (positive expected rate)", "counts of rate 0")
-        new /= total
-        done = np.abs(new - f).sum() < tolerance
-        f = new
-        if done:
-            break
+    from ._frequency_kernels import ibu_iterations  # numba: imported here, so `import markovdp` stays light
+
+    steps = min(steps, 2**62)  # the compiled loop counts in int64; no run reaches 2^62 steps
+    f, ok = ibu_iterations(np.ascontiguousarray(c, dtype=np.float64), np.ascontiguousarray(a), tolerance, steps)
+    if not ok:
+        raise fail("counts", "counts that some input can produce (positive expected rate)", "counts of rate 0")
     return f
 
 
