@@ -66,10 +66,12 @@ from .iteration import (
     noisy_sgd_rdp,
     opt_factor,
 )
+from .keyed_search import KeyedSearch, linear_unbiased_risk, optimise_keyed_mechanism
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
+from .srp_r import randomness_risk_curve
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
 from .worst_case import worst_case_mechanism
 
@@ -78,6 +80,7 @@ __all__ = [
     "multilevel_predicted_epsilon", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
     "brownian_intrinsic_sensitivity", "calibrate", "certify", "coordinate_carre_du_champ", "default_y_bounds",
     "describe",
+    "KeyedSearch", "linear_unbiased_risk", "optimise_keyed_mechanism", "randomness_risk_curve",
     "dobrushin", "doeblin", "gaussian_shift_rdp", "integrate_kappa", "intrinsic_kappa",
     "intrinsic_sensitivity_with_error", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
     "ldp_contraction_bound", "ldp_epsilon", "ldp_profile", "le_cam_bound", "lipschitz_chain_opt_rdp",

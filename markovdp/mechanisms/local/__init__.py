@@ -5,13 +5,15 @@
   channels, huge ones implicit (`UnaryChannel`, `SubsetChannel`, `HashedChannel`); the `FrequencyOracle` protocol
   and the registry (`register_oracle`, `make_oracle`, `oracle_names`); `frequency`: the simplex projection,
   losses and empirical frequencies; `ibu`: the iterative Bayesian update (EM) estimator.
-- keys and randomness: `KeyedMechanism`, `randomness_bits`, `output_entropy_bits`, `entropy_bits`.
+- keys and randomness: `KeyedMechanism`, `randomness_bits`, `output_entropy_bits`, `entropy_bits`;
+  `BudgetedHadamard`: binary Hadamard under a budget of R bits per user (SRP-R).
 - successive refinement: `MultiLevelMechanism`, `RecoverableMechanism`, key reuse (`sequence_channel`);
   their exact certification is in `markovdp.guarantees.srp`.
 """
 
 from ..._moved import moved_names
 from .binary_hadamard import BinaryHadamard
+from .budgeted_hadamard import BudgetedHadamard, budgeted_feature_channel
 from .entropy import binary_entropy, entropy_bits
 from .frequency import empirical_frequencies, l1_error, l2_squared_error, linf_error, project_simplex
 from .hadamard import HadamardResponse
@@ -33,6 +35,7 @@ __all__ = [
     "entropy_bits", "ibu", "ibu_estimate", "l1_error", "l2_squared_error", "linf_error", "make_oracle",
     "min_recoverable_randomness", "min_recoverable_s", "oracle_names", "output_entropy_bits", "per_sample_epsilon",
     "project_simplex", "q_min", "randomness_bits", "register_oracle", "rr_key_law", "sequence_channel",
+    "BudgetedHadamard", "budgeted_feature_channel",
 ]
 
 __getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.{name}" for name in ("compare_key_reuse", "KeyReuse")})
