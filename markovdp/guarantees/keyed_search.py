@@ -152,6 +152,7 @@ def _feasible_starts(E: NDArray[np.float64], ldp: NDArray[np.float64], bits: flo
             vertices.append(np.clip(res.x, 0.0, None))
     if not vertices:
         return []
+    vertices = list(np.unique(np.round(vertices, 12), axis=0))
     centre = np.mean(vertices, axis=0)
     starts = []
     for v in vertices:

@@ -46,6 +46,9 @@ __all__ = ["BUDGETS", "BudgetedHadamard", "budgeted_feature_channel"]
 
 #: What the budget R bounds: "output" = max_x H(Y | X = x, public column) (SRP-D), "key" = H(U) of the key.
 BUDGETS = ("output", "key")
+#: R within this many bits below H2(a) counts as H2(a) (BH): two roundings of H2(a) differ by a few ulps, and the
+#: scheme jumps there (docs SRP-R), so a budget "= H2(a)" computed another way must still give BH.
+BITS_TOLERANCE = 1e-12
 #: Report symbols per public column: 0 (the sign's bit, +1 ↦ 0), 1 (−1 ↦ 1), 2 = ⊥ (no information).
 SYMBOLS = 3
 #: Key tables g[s, u] (s = 0 for sign +1, 1 for −1) of the two families; keys (⊥, keep, flip) and (⊥, always, iff −).
@@ -64,14 +67,16 @@ def _h_one_sided_key(rho: float, eps: float) -> float:
 
 
 def _increasing_root(f, target: float, hi: float) -> float:
-    """The largest float x in [0, hi] with f(x) <= target, f increasing on [0, hi], f(0) = 0 <= target < f(hi)."""
+    """An x in [0, hi] with f(x) <= target, within a relative 1e-13 of the root (f increasing on [0, hi],
+    f(0) = 0 <= target < f(hi))."""
     from scipy.optimize import brentq
 
     if target <= 0.0:
         return 0.0
     x = float(brentq(lambda v: f(v) - target, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps))
-    while f(x) > target:  # the budget is a hard constraint: step down to the float root's lower side
-        x = float(np.nextafter(x, 0.0)) if f(x) - target < 1e-12 else x * (1.0 - 1e-9)
+    step = 1e-15
+    while f(x) > target:  # the budget is a hard constraint: move below the float root (relative steps ×4)
+        x, step = x * (1.0 - step), 4.0 * step
     return x
 
 
@@ -92,7 +97,8 @@ def budgeted_feature_channel(eps: float, R: float, budget: str = "output") -> Fe
     """The per-user channel of `BudgetedHadamard` at (eps, R): the family (erasure, one-sided or BH) with the
     largest chi = Σ_b D(b)² / M(b) (D = (Q(b|+) − Q(b|−))/2, M = (Q(b|+) + Q(b|−))/2) whose entropy is <= R bits.
 
-    THEORY: SRP-R. `eps` in [0, 700] nats, `R` >= 0 bits (R >= H2(a) gives BH), `budget` in `BUDGETS`.
+    THEORY: SRP-R. `eps` in [0, 700] nats, `R` >= 0 bits (R >= H2(a) − 1e-12 gives BH, `BITS_TOLERANCE`),
+    `budget` in `BUDGETS`.
     """
     e = check_oracle_eps(eps)
     checked = check_range("R", R, low=0.0, allowed=">= 0 bits and finite")
@@ -103,7 +109,7 @@ def budgeted_feature_channel(eps: float, R: float, budget: str = "output") -> Fe
     keep, flip = _keep_probability(e)
     keep_bits = _keep_entropy_bits(e)
     tanh2 = math.tanh(e / 2.0) ** 2
-    if r >= keep_bits:  # BH: H(Y | X = x, j) = H(U) = H2(a)
+    if r >= keep_bits - BITS_TOLERANCE:  # BH: H(Y | X = x, j) = H(U) = H2(a)
         return _erasure(1.0, keep, flip, tanh2)
     # family A: H2(lam) + lam H2(a) rises from 0 to its maximum at lam* = 1/(1 + 2^-H2(a)), then falls to H2(a)
     top = 1.0 / (1.0 + 2.0 ** -keep_bits)
