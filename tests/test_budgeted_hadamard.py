@@ -92,7 +92,8 @@ def test_feature_channel_against_mpmath(eps: float, R: float, budget: str, famil
 @pytest.mark.parametrize(("eps", "R"), [(0.5, 0.5), (1.0, 0.7), (2.0, 0.3), (1.0, 0.1)])
 def test_one_sided_is_the_best_binary_channel(eps: float, R: float) -> None:
     """Over a 1200 × 1200 log-spaced grid of binary channels (P(1|+), P(1|−)) that are eps-LDP with both row
-    entropies <= R, the largest chi = d²/(c(1 − c)) is the one-sided family's closed form (docs SRP-R), to the grid's accuracy."""
+    entropies <= R, the largest chi = d²/(c(1 − c)) is the one-sided family's closed form (docs SRP-R), to the
+    grid's accuracy."""
     ch = budgeted_feature_channel(eps, R, "output")
     small = np.geomspace(1e-7, 0.5, 600)
     rho = np.concatenate([small, 1.0 - small[::-1]])
