@@ -13,9 +13,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_choice, check_eps, check_int, check_probability_vector, check_range, fail
+from .._validation import check_choice, check_int, check_probability_vector, check_range, fail
 from ..mechanisms.local.budgeted_hadamard import BUDGETS
 from ..mechanisms.local.entropy import entropy_bits
+from ..mechanisms.local.implicit_channel import check_oracle_eps
 from ..mechanisms.local.keyed import KeyedMechanism
 from .coefficients import ldp_epsilon
 
@@ -224,7 +225,7 @@ def optimise_keyed_mechanism(k: int, eps: float, R: float, *, n_keys: int = 3, n
     Returns a `KeyedSearch` (mechanism None and risk inf where nothing certified has a rank-k channel).
     """
     k = check_int("k", k, minimum=2)
-    e = float(check_eps("eps", eps))
+    e = check_oracle_eps(eps)
     r_arr = check_range("R", R, low=0.0, allowed=">= 0 bits and finite")
     if r_arr.ndim != 0:
         raise fail("R", "a scalar number of bits", R, TypeError)
@@ -235,13 +236,16 @@ def optimise_keyed_mechanism(k: int, eps: float, R: float, *, n_keys: int = 3, n
     starts = check_int("starts", starts, minimum=0)
     if starts > 1000:
         raise fail("starts", "an integer in 0..1000 (extra LP directions per table)", starts)
+    if k > 12 or m > 4096 or m**k > 4096:
+        raise fail("k" if k > 12 else "n_outputs", "small enough for n_outputs^k <= 4096 column types (k <= 12)",
+                   k if k > 12 else m)
+    types = m**k
+    if math.comb(types + n_keys - 1, n_keys) > 50 * MAX_TABLES:
+        raise fail("n_keys", f"small enough that the tables fit the search (n_outputs^k = {types} column types, "
+                   f"C(types + n_keys − 1, n_keys) <= {50 * MAX_TABLES})", n_keys)
     law = np.full(k, 1.0 / k) if p is None else check_probability_vector("p", p)
     if law.size != k or np.any(law <= 0):
         raise fail("p", f"a positive probability vector of length k = {k}", p)
-    types = m**k
-    if types > 4096 or math.comb(types + n_keys - 1, n_keys) > 50 * MAX_TABLES:
-        raise fail("n_keys", f"small enough that the tables fit the search (n_outputs^k = {types} column types, "
-                   f"C(types + n_keys − 1, n_keys) <= {50 * MAX_TABLES})", n_keys)
     codes = _canonical_tables(k, n_keys, m)
     if codes.shape[0] > MAX_TABLES:
         raise fail("n_keys", f"small enough for at most {MAX_TABLES} tables (k = {k}, n_outputs = {m} give "

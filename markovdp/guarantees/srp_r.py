@@ -11,7 +11,7 @@ from numpy.typing import ArrayLike
 from .._random import point_key, task_seed
 from .._validation import check_choice, check_int, check_probability_vector, check_range, check_work, fail
 from ..mechanisms.local.binary_hadamard import BinaryHadamard
-from ..mechanisms.local.budgeted_hadamard import BUDGETS, BudgetedHadamard
+from ..mechanisms.local.budgeted_hadamard import BUDGETS, BudgetedHadamard, check_k_size
 from ..mechanisms.local.implicit_channel import check_oracle_eps
 from .coefficients import ldp_epsilon
 from .keyed_search import linear_unbiased_risk
@@ -37,12 +37,12 @@ def randomness_risk_curve(k: int, eps: float, n: int, R_grid: ArrayLike, *, budg
     """
     import xarray as xr
 
-    k = check_int("k", k, minimum=2)
+    k = check_k_size(check_int("k", k, minimum=2))
     e = check_oracle_eps(eps)
     users = check_int("n", n, minimum=1)
-    grid = np.atleast_1d(check_range("R_grid", R_grid, low=0.0, allowed=">= 0 bits and finite")).ravel()
-    if grid.size == 0:
-        raise fail("R_grid", "a non-empty list of budgets in bits", R_grid)
+    grid = np.atleast_1d(check_range("R_grid", R_grid, low=0.0, allowed=">= 0 bits and finite"))
+    if grid.ndim != 1 or grid.size == 0:
+        raise fail("R_grid", "a non-empty 1-D list of budgets in bits", f"shape {grid.shape}")
     check_choice("budget", budget, BUDGETS)
     law = np.full(k, 1.0 / k) if p is None else check_probability_vector("p", p)
     if law.size != k:

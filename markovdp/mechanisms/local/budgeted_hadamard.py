@@ -56,6 +56,13 @@ _ERASURE_TABLE = np.array([[2, 0, 1], [2, 1, 0]], dtype=np.int64)
 _ONE_SIDED_TABLE = np.array([[2, 1, 2], [2, 1, 1]], dtype=np.int64)
 
 
+def check_k_size(k: int) -> int:
+    """k below 2^26: the k × 3K channel is built in memory."""
+    if k >= 2**26:
+        raise fail("k", "below 2^26 (the k × 3K channel is built in memory)", k)
+    return k
+
+
 def _h_erasure(lam: float, keep_bits: float) -> float:
     """H2(lam) + lam H2(a): the entropy of (1 − lam, lam a, lam (1 − a)) in bits."""
     return binary_entropy(lam) + lam * keep_bits
@@ -155,8 +162,7 @@ class BudgetedHadamard(MatrixMechanism):
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "k", check_int("k", self.k, minimum=2))
-        if self.k >= 2**26:
-            raise fail("k", "below 2^26 (the 3K-column channel is built in memory)", self.k)
+        check_k_size(self.k)
         feature = budgeted_feature_channel(self.eps, self.R, self.budget)
         object.__setattr__(self, "eps", float(self.eps))
         object.__setattr__(self, "R", float(self.R))
