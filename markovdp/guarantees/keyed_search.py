@@ -140,8 +140,8 @@ def _budget_slack(E: NDArray[np.float64], q: NDArray[np.float64], bits: float, b
 def _feasible_starts(E: NDArray[np.float64], ldp: NDArray[np.float64], bits: float, budget: str,
                      directions: NDArray[np.float64]) -> list[NDArray[np.float64]]:
     """Starting laws inside the LDP polytope P = {q in the simplex : ldp q >= 0} with the budget quantity at
-    about half of `bits`: vertices v of P (`linprog` along each row of `directions`) moved towards the mean of
-    those vertices (inside P, as P is convex) by bisection on the segment. Vertices over budget are skipped."""
+    about half of `bits`: each vertex v of P within budget (`linprog` along each row of `directions`), and v
+    moved towards every other vertex and towards their mean (segments inside P, as P is convex), by bisection."""
     from scipy.optimize import linprog
 
     n_keys = E.shape[2]
@@ -154,19 +154,22 @@ def _feasible_starts(E: NDArray[np.float64], ldp: NDArray[np.float64], bits: flo
     if not vertices:
         return []
     vertices = list(np.unique(np.round(vertices, 12), axis=0))
-    centre = np.mean(vertices, axis=0)
+    targets = [*vertices, np.mean(vertices, axis=0)]
     starts = []
     for v in vertices:
         if np.min(_budget_slack(E, v, bits, budget)[0]) < 0:
             continue
-        lo, hi = 0.0, 1.0
-        for _ in range(50):
-            tau = (lo + hi) / 2.0
-            if np.min(_budget_slack(E, (1.0 - tau) * v + tau * centre, bits, budget)[0]) >= bits / 2.0:
-                lo = tau
-            else:
-                hi = tau
-        starts.append((1.0 - lo) * v + lo * centre)
+        starts.append(v)
+        for target in targets:
+            lo, hi = 0.0, 1.0
+            for _ in range(30):
+                tau = (lo + hi) / 2.0
+                if np.min(_budget_slack(E, (1.0 - tau) * v + tau * target, bits, budget)[0]) >= bits / 2.0:
+                    lo = tau
+                else:
+                    hi = tau
+            if lo > 0.0:
+                starts.append((1.0 - lo) * v + lo * target)
     return starts
 
 
