@@ -9,6 +9,7 @@ GRR's closed-form risk, and Monte Carlo with its confidence interval.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import mpmath
@@ -23,6 +24,8 @@ from markovdp.guarantees.srp_r import randomness_risk_curve
 from markovdp.mechanisms.local import BinaryHadamard
 from markovdp.mechanisms.local.budgeted_hadamard import BudgetedHadamard, budgeted_feature_channel
 from markovdp.mechanisms.local.oracles import is_frequency_oracle, make_oracle
+from markovdp.sweeps import VIOLATION, run_sweep
+from markovdp.validation.catalogue_srp_r import SRP_R
 
 #: z of a two-sided 1e-6 false-failure rate.
 Z = 4.89
@@ -254,3 +257,21 @@ def test_bad_input() -> None:
         linear_unbiased_risk(np.eye(2), [1.0, 0.0])
     with pytest.raises(ValueError, match="`reps`"):
         randomness_risk_curve(4, 1.0, 10**6, [0.5], reps=10**7)
+
+
+def _half_claim(k: int, eps0: float, fraction: float, eps: float) -> md.DeclaredDP:
+    return md.DeclaredDP(float(eps0) / 2, 0.0)
+
+
+def test_srp_r_scenario_holds_and_catches_an_under_declared_eps() -> None:
+    """The SRP-R quick grid has no violation, its certified eps is eps0 (1e-12), the randomness used is within R and
+    the risk is at least BH's; claiming eps0/2 for the same channel is a violation at eps = eps0/2."""
+    kwargs = {"samples": 2000, "seed": 1, "quick": True, "executor": "synchronous"}
+    ds = run_sweep(SRP_R, **kwargs)
+    assert not bool((ds["verdict"] == VIOLATION).any())
+    assert float(np.abs(ds["eps_excess"]).max()) <= 1e-12
+    assert bool((ds["output_bits"] <= ds["budget_bits"] + 1e-12).all())
+    assert bool((ds["risk_over_bh"] > 1.0).all())
+    under = dataclasses.replace(SRP_R, pipeline=_half_claim, grid_quick={"k": (4,), "eps0": (1.0,),
+                                                                          "fraction": (0.5,), "eps": (0.5,)})
+    assert bool((run_sweep(under, **kwargs)["verdict"] == VIOLATION).all())
