@@ -63,6 +63,14 @@ def check_k_size(k: int) -> int:
     return k
 
 
+def _parity(v: NDArray[np.int64]) -> NDArray[np.int64]:
+    """popcount(v) mod 2 for 0 <= v < 2^63 (xor folding; numpy >= 1.24 has no bitwise_count)."""
+    v = v.copy()
+    for shift in (32, 16, 8, 4, 2, 1):
+        v ^= v >> shift
+    return v & 1
+
+
 def _h_erasure(lam: float, keep_bits: float) -> float:
     """H2(lam) + lam H2(a): the entropy of (1 − lam, lam a, lam (1 − a)) in bits."""
     return binary_entropy(lam) + lam * keep_bits
@@ -238,7 +246,7 @@ class BudgetedHadamard(MatrixMechanism):
         gen = as_generator(rng)
         flat = states.ravel()
         cols = gen.integers(0, self.hadamard_order, size=flat.size)
-        signs = (np.bitwise_count((flat + 1) & cols) & 1).astype(np.int64)
+        signs = _parity((flat + 1) & cols)
         keys = draw_keys(self.feature.key_probs, flat.size, rng=gen)
         return (SYMBOLS * cols + self.feature.table[signs, keys]).reshape(states.shape)
 
