@@ -216,14 +216,16 @@ def optimise_keyed_mechanism(k: int, eps: float, R: float, *, n_keys: int = 3, n
     unbiased l2² risk at p among those found, subject to eps-LDP and a randomness budget of R bits.
 
     THEORY: SRP-R, SRP-D. Searched: every table g up to permutations of the keys and of the outputs
-    (`MAX_TABLES` at most after that reduction, so k, n_keys and n_outputs must be small: e.g. k = 2 with 3 keys
-    and 3 outputs gives 39 tables, k = 3 with 3 keys and 4 outputs a few thousand); for each table with a
-    rank-k channel, the key law q by SLSQP (scipy) from n_keys + `starts` starting points (each key dominant,
-    then Dirichlet(1/2) draws of `rng`), constraints with margins 1e-9. Every optimised (table, q) is then
-    certified exactly, ``ldp_epsilon(KeyedMechanism(table, q)) <= eps`` (+1e-12 for the float channel's
-    rounding, as for every oracle) and ``H(U) <= R`` (``budget="key"``) or ``max_x H(Y | X = x) <= R``
-    (``budget="output"``), and only certified ones count. The utility is `linear_unbiased_risk` at p (default
-    uniform) with n = 1 (multiply by 1/n). A search, not a proof of optimality: it can miss the optimum.
+    (`MAX_TABLES` at most after that reduction, so k, n_keys and n_outputs must be small: k = 2 with 3 keys and
+    3 outputs gives 31 tables, with 4 keys and 4 outputs 198, k = 3 with 3 keys and 4 outputs 2000); for each
+    table with a rank-k channel, the key law q by SLSQP (scipy, analytic gradients) from starts inside the LDP
+    polytope (its vertices within budget, found by `linprog` along ±e_u and `starts` normal directions drawn
+    from `rng`, and each moved along the segments to the other vertices to half the budget), constraints with
+    margins 1e-7. Every optimised (table, q) is then certified exactly, ``ldp_epsilon(KeyedMechanism(table, q))
+    <= eps`` (+1e-12 for the float channel's rounding, as for every oracle) and ``H(U) <= R``
+    (``budget="key"``) or ``max_x H(Y | X = x) <= R`` (``budget="output"``), and only certified ones count. The
+    utility is `linear_unbiased_risk` at p (default uniform) with n = 1 (multiply by 1/n). A search, not a proof
+    of optimality: it can miss the optimum.
 
     Returns a `KeyedSearch` (mechanism None and risk inf where nothing certified has a rank-k channel).
     """
