@@ -118,7 +118,7 @@ def test_one_sided_is_the_best_binary_channel(eps: float, R: float) -> None:
         assert ch.chi > closed  # the erasure family beats every binary channel here
 
 
-@pytest.mark.parametrize(("eps", "R", "budget"), [(1.0, 0.8, "output")])
+@pytest.mark.parametrize(("eps", "R", "budget"), [(1.0, 0.8, "output"), (2.0, 0.2, "key")])
 def test_search_finds_the_scheme_and_nothing_better(eps: float, R: float, budget: str) -> None:
     """At k = 2 (one sign per user) the search space (3 keys, 3 outputs) contains the scheme's feature channel,
     so the certified optimum has chi = 1/(2 n risk) equal to the scheme's chi (to the search's 1e-7 margins)."""
@@ -132,6 +132,24 @@ def test_search_finds_the_scheme_and_nothing_better(eps: float, R: float, budget
     chi_scheme = budgeted_feature_channel(eps, R, budget).chi
     assert chi_search <= chi_scheme * (1 + 1e-6)
     assert chi_search >= chi_scheme * (1 - 1e-4)
+
+
+def test_srp_r_search_table() -> None:
+    """simulations/srp_r_search.py's table (committed with the script): every certified search result is eps-LDP
+    within its budget, and none beats the scheme's chi (relative gap <= 0; the search's margins cost <= 2e-6)."""
+    import csv
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[1] / "data" / "srp_r_search.csv"
+    rows = list(csv.DictReader(path.open()))
+    assert len(rows) == 36
+    for row in rows:
+        assert float(row["certified_eps"]) <= float(row["eps"]) + 1e-12
+        bits = float(row["key_bits"] if row["budget"] == "key" else row["output_bits"])
+        assert bits <= float(row["R"])
+        assert -2e-6 <= float(row["rel_gap"]) <= 0.0
+        assert float(row["chi_scheme"]) == pytest.approx(budgeted_feature_channel(
+            float(row["eps"]), float(row["R"]), row["budget"]).chi, rel=1e-10)
 
 
 def test_linear_unbiased_risk_against_closed_forms() -> None:
@@ -249,6 +267,10 @@ def test_bad_input() -> None:
         BudgetedHadamard(4, 800.0, 0.2)
     with pytest.raises(ValueError, match="`p`"):
         BudgetedHadamard(4, 1.0, 0.2).exact_risk([0.5, 0.5])
+    with pytest.raises(ValueError, match="`R`"):  # lam e^-690 / (1 + e^-690) / K underflows
+        BudgetedHadamard(4, 690.0, 1e-298)
+    with pytest.raises(ValueError, match="`R`"):  # lam (1 − a) / K is subnormal
+        BudgetedHadamard(4, 1.0, 5e-306)
     with pytest.raises(ValueError, match="`j`"):
         BudgetedHadamard(4, 1.0, 0.2).user_mechanism(8)
     with pytest.raises(ValueError, match="`n_keys`"):

@@ -46,8 +46,10 @@ __all__ = ["BUDGETS", "BudgetedHadamard", "budgeted_feature_channel"]
 
 #: What the budget R bounds: "output" = max_x H(Y | X = x, public column) (SRP-D), "key" = H(U) of the key.
 BUDGETS = ("output", "key")
-#: R within this many bits below H2(a) counts as H2(a) (BH): two roundings of H2(a) differ by a few ulps, and the
-#: scheme jumps there (docs SRP-R), so a budget "= H2(a)" computed another way must still give BH.
+#: The smallest positive normal double.
+_TINY = float(np.finfo(np.float64).tiny)
+#: R within this relative distance below H2(a) counts as H2(a) (BH): two roundings of H2(a) differ by a few ulps,
+#: and the scheme jumps there (docs SRP-R), so a budget "= H2(a)" computed another way must still give BH.
 BITS_TOLERANCE = 1e-12
 #: Report symbols per public column: 0 (the sign's bit, +1 ↦ 0), 1 (−1 ↦ 1), 2 = ⊥ (no information).
 SYMBOLS = 3
@@ -88,10 +90,12 @@ def _increasing_root(f, target: float, hi: float) -> float:
 
     if target <= 0.0:
         return 0.0
-    x = float(brentq(lambda v: f(v) - target, 0.0, hi, xtol=1e-15, rtol=4 * np.finfo(float).eps))
+    # the root is at least target / (log2(1/target) + 2): an absolute tolerance of target · 1e-18 is relative
+    x = float(brentq(lambda v: f(v) - target, 0.0, hi, xtol=max(target * 1e-18, 1e-320), rtol=4 * np.finfo(float).eps,
+                     maxiter=2000))
     step = 1e-15
     while f(x) > target:  # the budget is a hard constraint: move below the float root (relative steps ×4)
-        x, step = x * (1.0 - step), 4.0 * step
+        x, step = (x * (1.0 - step) if step < 0.5 else 0.0), 4.0 * step
     return x
 
 
@@ -112,7 +116,7 @@ def budgeted_feature_channel(eps: float, R: float, budget: str = "output") -> Fe
     """The per-user channel of `BudgetedHadamard` at (eps, R): the family (erasure, one-sided or BH) with the
     largest chi = Σ_b D(b)² / M(b) (D = (Q(b|+) − Q(b|−))/2, M = (Q(b|+) + Q(b|−))/2) whose entropy is <= R bits.
 
-    THEORY: SRP-R. `eps` in [0, 700] nats, `R` >= 0 bits (R >= H2(a) − 1e-12 gives BH, `BITS_TOLERANCE`),
+    THEORY: SRP-R. `eps` in [0, 700] nats, `R` >= 0 bits (R >= H2(a) (1 − 1e-12) > 0 gives BH, `BITS_TOLERANCE`),
     `budget` in `BUDGETS`.
     """
     e = check_oracle_eps(eps)
@@ -124,7 +128,7 @@ def budgeted_feature_channel(eps: float, R: float, budget: str = "output") -> Fe
     keep, flip = _keep_probability(e)
     keep_bits = _keep_entropy_bits(e)
     tanh2 = math.tanh(e / 2.0) ** 2
-    if r >= keep_bits - BITS_TOLERANCE:  # BH: H(Y | X = x, j) = H(U) = H2(a)
+    if r > 0.0 and r >= keep_bits * (1.0 - BITS_TOLERANCE):  # BH: H(Y | X = x, j) = H(U) = H2(a)
         return _erasure(1.0, keep, flip, tanh2)
     # family A: H2(lam) + lam H2(a) rises from 0 to its maximum at lam* = 1/(1 + 2^-H2(a)), then falls to H2(a)
     top = 1.0 / (1.0 + 2.0 ** -keep_bits)
@@ -172,6 +176,10 @@ class BudgetedHadamard(MatrixMechanism):
         object.__setattr__(self, "k", check_int("k", self.k, minimum=2))
         check_k_size(self.k)
         feature = budgeted_feature_channel(self.eps, self.R, self.budget)
+        smallest = float(feature.rows[feature.rows > 0].min()) / _hadamard_order(self.k)
+        if smallest < _TINY:  # exact log-ratios need normal doubles (as for BH, `_check_representable`)
+            raise fail("R", f"0 or large enough at eps = {float(self.eps)!r}, k = {self.k} that the channel's "
+                       f"smallest probability (lam (1 − a)/K or rho e^-eps/K) is a normal double", self.R)
         object.__setattr__(self, "eps", float(self.eps))
         object.__setattr__(self, "R", float(self.R))
         object.__setattr__(self, "feature", feature)
