@@ -67,6 +67,31 @@ def test_certified_and_within_budget_on_500_random_instances() -> None:
             assert np.abs(scheme.user_mechanism(j).matrix - blocks[:, j, :]).max() <= 1e-15
 
 
+def _exact_bits(p: np.ndarray) -> float:
+    """The entropy (bits) of the law p / Σp of the doubles p, at 60 digits (mpmath, exact rationals)."""
+    with mpmath.workdps(60):
+        terms = [mpmath.mpf(float(v)) for v in p]
+        total = mpmath.fsum(terms)
+        return float(-mpmath.fsum(v / total * mpmath.log(v / total, 2) for v in terms if v > 0))
+
+
+def test_extreme_budgets_are_certified_or_refused() -> None:
+    """Tiny budgets and huge eps: the scheme is built, exactly eps-LDP (no probability underflowed to 0 beside a
+    positive one) and within its budget (the exact entropy of the laws of its doubles, to a relative 1e-12), or
+    refused naming `R`."""
+    for eps in (1.0, 40.0, 300.0, 690.0):
+        for R in (1e-300, 1e-250, 1e-200, 1e-100, 1e-30, 1e-12):
+            for budget in ("output", "key"):
+                try:
+                    scheme = BudgetedHadamard(3, eps, R, budget)
+                except ValueError as err:
+                    assert "`R`" in str(err)
+                    continue
+                assert ldp_epsilon(scheme.channel) <= eps + 1e-12 * eps
+                laws = [scheme.feature.key_probs] if budget == "key" else list(scheme.feature.rows)
+                assert max(_exact_bits(law) for law in laws) <= R * (1 + 1e-12)
+
+
 @pytest.mark.parametrize(("eps", "R", "budget", "family"), [
     (1.0, 0.3, "output", "erasure"), (1.0, 0.8, "output", "one-sided"), (1.0, 0.8, "key", "erasure"),
     (3.0, 0.1, "output", "erasure"), (0.3, 0.9, "output", "one-sided"), (2.0, 0.4, "key", "erasure")])

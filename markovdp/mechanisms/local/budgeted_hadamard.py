@@ -176,7 +176,8 @@ class BudgetedHadamard(MatrixMechanism):
         object.__setattr__(self, "k", check_int("k", self.k, minimum=2))
         check_k_size(self.k)
         feature = budgeted_feature_channel(self.eps, self.R, self.budget)
-        smallest = float(feature.rows[feature.rows > 0].min()) / _hadamard_order(self.k)
+        used = feature.rows.max(axis=0) > 0  # a used symbol needs both rows normal: an underflow to 0 would
+        smallest = float(feature.rows[:, used].min()) / _hadamard_order(self.k)  # make its ratio infinite
         if smallest < _TINY:  # exact log-ratios need normal doubles (as for BH, `_check_representable`)
             raise fail("R", f"0 or large enough at eps = {float(self.eps)!r}, k = {self.k} that the channel's "
                        f"smallest probability (lam (1 − a)/K or rho e^-eps/K) is a normal double", self.R)
