@@ -267,7 +267,8 @@ def test_monte_carlo_risk_matches_the_exact_risk() -> None:
 
 
 def test_registered_oracle_and_one_contract() -> None:
-    """BH-half is a registered FrequencyOracle and a Mechanism: certify, privacy_epsilon and >> work."""
+    """BH-half is a registered FrequencyOracle and a Mechanism: certify, privacy_epsilon, privacy_profile (against
+    brute force) and >> work."""
     oracle = make_oracle("BH-half", 5, 1.0)
     assert is_frequency_oracle(oracle) and isinstance(oracle, md.Mechanism)
     assert oracle.R == pytest.approx(h2a(1.0) / 2, rel=1e-12)
@@ -275,6 +276,11 @@ def test_registered_oracle_and_one_contract() -> None:
     assert md.certify(oracle).epsilon(0.0) <= 1.0 + 1e-12
     merged = md.FiniteKernel(np.kron(np.eye(oracle.hadamard_order), np.ones((3, 1))))  # forget b: keep j
     assert ldp_epsilon((oracle >> merged).matrix) == 0.0
+    grid = np.array([0.0, 0.3, 0.7])  # the exact profile against a brute-force max over the ordered row pairs
+    m = oracle.matrix
+    brute = [max(np.maximum(m[i] - math.exp(e) * m[j], 0.0).sum() for i in range(5) for j in range(5) if i != j)
+             for e in grid]
+    np.testing.assert_allclose(md.privacy_profile(oracle, grid), brute, rtol=1e-12, atol=1e-15)
 
 
 def test_bad_input() -> None:
