@@ -47,6 +47,6 @@ def test_the_script_writes_a_dataset(tmp_path, monkeypatch, capsys):
     runpy.run_path(str(ROOT / "simulations" / "frequency_estimation.py"), run_name="__main__")
     assert "OUE's mean l2²" in capsys.readouterr().out
     ds = xr.load_dataset(tmp_path / "data" / "frequency_estimation.nc", engine="h5netcdf")
-    assert set(ds["mechanism"].values) == {"GRR", "OUE", "RAPPOR", "HR", "BH", "SS", "OLH"}
+    assert set(ds["mechanism"].values) == {"GRR", "OUE", "RAPPOR", "HR", "BH", "SS", "OLH", "BH-half"}
     assert bool((ds["l1_ibu"] >= 0).all()) and bool((ds["l2sq_ibu"] >= 0).all())
     assert bool((ds["randomness_bits"] > 0).all()) and ds.attrs["theory_id"] == "SRP-Est"

@@ -85,6 +85,7 @@ from .iteration import (
     noisy_sgd_rdp,
     opt_factor,
 )
+from .keyed_search import KeyedSearch, linear_unbiased_risk, optimise_keyed_mechanism
 from .le_cam import BernoulliLeCam, bernoulli_rr_le_cam, le_cam_bound, product_tv
 from .mean_estimation import L2MeanFano, MeanLeCam, l2_mean_fano_bound, mean_le_cam
 from .mutual_information import MaxMutualInformation, max_mutual_information
@@ -93,6 +94,7 @@ from .public_steps import public_steps_needed
 from .rdp_curves import rdp_bound, rdp_delta_curve
 from .registry import certify, describe, registered_theorems, theorem, theorems, unregister
 from .srp import KeyReuse, compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
+from .srp_r import randomness_risk_curve
 from .synchronous_coupling import synchronous_coupling
 from .testing import PrivateTestTradeoff, private_test_tradeoff
 from .types import Bound, Certificate, NoApplicableTheorem, NotApplicable
@@ -103,6 +105,7 @@ __all__ = [
     "multilevel_predicted_epsilon", "Certificate", "NoApplicableTheorem", "NotApplicable", "bernoulli_rr_le_cam",
     "brownian_intrinsic_sensitivity", "calibrate", "certify", "coordinate_carre_du_champ", "default_y_bounds",
     "describe",
+    "KeyedSearch", "linear_unbiased_risk", "optimise_keyed_mechanism", "randomness_risk_curve",
     "dobrushin", "doeblin", "gaussian_shift_rdp", "integrate_kappa", "intrinsic_kappa",
     "intrinsic_sensitivity_with_error", "iterated_gaussian_rdp", "iterated_laplace_rdp", "laplace_shift_rdp",
     "ldp_contraction_bound", "ldp_epsilon", "ldp_profile", "le_cam_bound", "lipschitz_chain_opt_rdp",

@@ -5,7 +5,8 @@
   channels, huge ones implicit (`UnaryChannel`, `SubsetChannel`, `HashedChannel`); the `FrequencyOracle` protocol
   and the registry (`register_oracle`, `make_oracle`, `oracle_names`); `frequency`: the simplex projection,
   losses and empirical frequencies; `ibu`: the iterative Bayesian update (EM) estimator.
-- keys and randomness: `KeyedMechanism`, `randomness_bits`, `output_entropy_bits`, `entropy_bits`.
+- keys and randomness: `KeyedMechanism`, `randomness_bits`, `output_entropy_bits`, `entropy_bits`;
+  `BudgetedHadamard`: binary Hadamard under a budget of R bits per user (SRP-R).
 - successive refinement: `MultiLevelMechanism`, `MultiLevelHadamard`, `RecoverableMechanism`,
   `IdentifiableRecoverableMechanism`, key reuse (`sequence_channel`);
   their exact certification is in `markovdp.guarantees.srp`.
@@ -13,6 +14,7 @@
 
 from ..._moved import moved_names
 from .binary_hadamard import BinaryHadamard
+from .budgeted_hadamard import BudgetedHadamard, budgeted_feature_channel
 from .entropy import binary_entropy, entropy_bits
 from .frequency import empirical_frequencies, l1_error, l2_squared_error, linf_error, project_simplex
 from .hadamard import HadamardResponse
@@ -37,6 +39,7 @@ __all__ = [
     "min_recoverable_randomness", "min_recoverable_s", "oracle_names", "output_entropy_bits", "per_sample_epsilon",
     "project_simplex", "q_min", "randomness_bits", "register_oracle", "rr_key_law", "sequence_channel",
     "IdentifiableRecoverableMechanism", "MultiLevelHadamard", "identifiable_recoverable_s", "recoverable_factor_bound",
+    "BudgetedHadamard", "budgeted_feature_channel",
 ]
 
 __getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.{name}" for name in ("compare_key_reuse", "KeyReuse")})

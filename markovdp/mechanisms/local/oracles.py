@@ -21,6 +21,7 @@ from ..._random import RNGLike
 from ..._validation import check_callable, check_instance, fail
 from ..finite import RandomizedResponse
 from .binary_hadamard import BinaryHadamard
+from .budgeted_hadamard import BudgetedHadamard
 from .hadamard import HadamardResponse
 from .local_hashing import LocalHashing
 from .subset import SubsetSelection
@@ -126,6 +127,12 @@ def _rappor(k: int, eps: float) -> UnaryEncoding:
     return UnaryEncoding(k, eps, optimized=False)
 
 
+def _half_budget_bh(k: int, eps: float) -> BudgetedHadamard:
+    """SRP-R at half of binary Hadamard's randomness, R = H2(e^eps/(e^eps + 1))/2 bits per user."""
+    return BudgetedHadamard(k, eps, BinaryHadamard(2, eps).randomness_bits / 2.0)
+
+
 for _name, _factory in (("GRR", RandomizedResponse), ("OUE", _unary), ("RAPPOR", _rappor), ("HR", HadamardResponse),
-                        ("BH", BinaryHadamard), ("SS", SubsetSelection), ("OLH", LocalHashing)):
+                        ("BH", BinaryHadamard), ("SS", SubsetSelection), ("OLH", LocalHashing),
+                        ("BH-half", _half_budget_bh)):
     register_oracle(_name, _factory)
