@@ -103,6 +103,7 @@ from .mechanisms.local import (
     oracle_names,
     randomness_bits,
     register_oracle,
+    BudgetedHadamard,
 )
 
 # --- certificates and exact privacy
@@ -127,6 +128,25 @@ from .guarantees import (
     worst_pair,
 )
 from .divergences import hockey_stick, kl, renyi, tv
+
+# --- what privacy costs a statistician (AAC), randomness budgets (SRP), couplings made visible (BBGG §4)
+from .guarantees import (
+    PriorFamily,
+    bayes_lower_bound,
+    bayes_risk,
+    bernoulli_bayes_curve,
+    hypercube_packing,
+    l2_mean_fano_bound,
+    ldp_bayes_lower_bound,
+    max_mutual_information,
+    mean_le_cam,
+    optimise_keyed_mechanism,
+    private_fano_bound,
+    private_test_tradeoff,
+    public_steps_needed,
+    randomness_risk_curve,
+    synchronous_coupling,
+)
 
 # --- Monte Carlo estimators with confidence intervals
 from .divergences import (
@@ -170,13 +190,19 @@ __all__ = [
     "DeclaredDP", "DiffusionMechanism", "FiniteMechanism", "GaussianMechanism", "GradientLoss", "LaplaceMechanism",
     "LogisticLoss", "Loss", "Mechanism", "NoisyProjSGD", "PostProcessed", "QuadraticLoss", "RandomizedResponse",
     # local DP: frequency oracles and randomness-constrained mechanisms
-    "BinaryHadamard", "FrequencyOracle", "HadamardResponse", "IdentifiableRecoverableMechanism", "KeyedMechanism",
-    "LocalHashing", "MultiLevelHadamard", "MultiLevelMechanism", "RecoverableMechanism", "SubsetSelection",
-    "UnaryEncoding", "ibu_estimate", "make_oracle", "oracle_names", "randomness_bits", "register_oracle",
+    "BinaryHadamard", "BudgetedHadamard", "FrequencyOracle", "HadamardResponse", "IdentifiableRecoverableMechanism",
+    "KeyedMechanism", "LocalHashing", "MultiLevelHadamard", "MultiLevelMechanism", "RecoverableMechanism",
+    "SubsetSelection", "UnaryEncoding", "ibu_estimate", "make_oracle", "oracle_names", "randomness_bits",
+    "register_oracle",
     # certificates and exact privacy
     "Bound", "Certificate", "NoApplicableTheorem", "NotApplicable", "calibrate", "certify", "describe", "dobrushin",
     "doeblin", "ldp_epsilon", "ldp_profile", "privacy_epsilon", "privacy_profile", "renyi_profile", "theorems",
     "ultra_mixing", "worst_case_mechanism", "worst_pair", "hockey_stick", "kl", "renyi", "tv",
+    # lower bounds, testing and information under local DP; randomness budgets; couplings
+    "PriorFamily", "bayes_lower_bound", "bayes_risk", "bernoulli_bayes_curve", "hypercube_packing",
+    "l2_mean_fano_bound", "ldp_bayes_lower_bound", "max_mutual_information", "mean_le_cam", "optimise_keyed_mechanism",
+    "private_fano_bound", "private_test_tradeoff", "public_steps_needed", "randomness_risk_curve",
+    "synchronous_coupling",
     # Monte Carlo estimators
     "Estimate", "WeightedEstimate", "estimate_hockey_stick", "estimate_hockey_stick_event",
     "estimate_hockey_stick_importance", "estimate_renyi", "estimate_renyi_density_ratio", "estimate_renyi_histogram",
