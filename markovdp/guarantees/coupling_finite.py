@@ -94,29 +94,35 @@ def check_coupling(mu: Array, omega: object, coupling: object) -> tuple[Array, A
         if omega is not None:
             w = law_vector("omega", omega, n)
             if float(np.max(np.abs(w - mu))) > COUPLING_TOL:
-                raise fail("coupling", f"given when `omega` is not `mu` (±{COUPLING_TOL:g}): a coupling of omega "
-                           "and mu", None)
+                raise fail(
+                    "coupling", f"given when `omega` is not `mu` (±{COUPLING_TOL:g}): a coupling of omega and mu", None
+                )
         return mu, np.diag(mu)
     pi = check_range("coupling", coupling, low=0.0, allowed="a non-negative finite matrix")
     if pi.shape != (n, n):
         raise fail("coupling", f"an ({n}, {n}) matrix (a coupling of omega and mu)", f"shape {pi.shape}")
     column_gap = float(np.max(np.abs(pi.sum(axis=0) - mu)))
     if column_gap > COUPLING_TOL:
-        raise fail("coupling", f"a coupling whose column sums are `mu` (±{COUPLING_TOL:g})",
-                   f"a column sum off by {column_gap!r}")
+        raise fail(
+            "coupling",
+            f"a coupling whose column sums are `mu` (±{COUPLING_TOL:g})",
+            f"a column sum off by {column_gap!r}",
+        )
     if omega is None:
         rows = pi.sum(axis=1)
         return rows / rows.sum(), pi
     w = law_vector("omega", omega, n)
     row_gap = float(np.max(np.abs(pi.sum(axis=1) - w)))
     if row_gap > COUPLING_TOL:
-        raise fail("coupling", f"a coupling whose row sums are `omega` (±{COUPLING_TOL:g})",
-                   f"a row sum off by {row_gap!r}")
+        raise fail(
+            "coupling", f"a coupling whose row sums are `omega` (±{COUPLING_TOL:g})", f"a row sum off by {row_gap!r}"
+        )
     return w, pi
 
 
-def coupling_bound(mu: object, nu: object, K: object, alpha: ArrayLike, omega: object = None,
-                   coupling: object = None) -> float | Array:
+def coupling_bound(
+    mu: object, nu: object, K: object, alpha: ArrayLike, omega: object = None, coupling: object = None
+) -> float | Array:
     """BBGG-T2-finite: ``R_alpha(omega || nu) + sup_{x in supp(nu)} R_alpha((H_pi K)(x) || K(x))`` in nats.
 
     An upper bound on R_alpha(mu K || nu K) for every law omega and coupling pi of (omega, mu); the transport

@@ -55,8 +55,9 @@ class OptimisedCoupling:
         return self.bound / self.exact if self.exact > 0 else math.nan
 
 
-def optimise_coupling_bound(mu: object, nu: object, K: object, alpha: float, *, restarts: int = 2,
-                            rng: RNGLike = None) -> OptimisedCoupling:
+def optimise_coupling_bound(
+    mu: object, nu: object, K: object, alpha: float, *, restarts: int = 2, rng: RNGLike = None
+) -> OptimisedCoupling:
     """BBGG-T2-finite: the least ``R_alpha(omega || nu) + sup_x R_alpha((H_pi K)(x) || K(x))`` found over omega, pi.
 
     Parameters
@@ -96,16 +97,27 @@ def optimise_coupling_bound(mu: object, nu: object, K: object, alpha: float, *, 
     if search.size:
         for logits in search.starts(starts, gen):
             z0 = np.append(logits, search.rows(logits)[0].max(initial=0.0))
-            found = minimize(search.objective, z0, jac=True, method="SLSQP",
-                             constraints=[{"type": "ineq", "fun": search.slack, "jac": search.slack_jac}],
-                             options={"maxiter": MAX_ITER, "ftol": FTOL})
+            found = minimize(
+                search.objective,
+                z0,
+                jac=True,
+                method="SLSQP",
+                constraints=[{"type": "ineq", "fun": search.slack, "jac": search.slack_jac}],
+                options={"maxiter": MAX_ITER, "ftol": FTOL},
+            )
             pi = search.coupling(found.x[:-1])
             candidates.append((pi.sum(axis=1), pi))
     values = [float(coupling_value(mu_v, nu_v, matrix, orders, w, pi)[0]) for w, pi in candidates]
     best = int(np.argmin(values))
     w, pi = candidates[best]
-    return OptimisedCoupling(float(orders[0]), values[best], w / w.sum(), pi,
-                             float(exact_pushed_renyi(mu_v, nu_v, matrix, orders)[0]), values[0])
+    return OptimisedCoupling(
+        float(orders[0]),
+        values[best],
+        w / w.sum(),
+        pi,
+        float(exact_pushed_renyi(mu_v, nu_v, matrix, orders)[0]),
+        values[0],
+    )
 
 
 class _Search:
@@ -167,7 +179,8 @@ class _Search:
             values[used] = vals
             with np.errstate(over="ignore", invalid="ignore"):  # omega(x) -> 0: a steep (clipped) gradient
                 A[np.flatnonzero(used), xs[used], :] = np.nan_to_num(
-                    (g @ self.matrix.T - np.sum(g * pushed, axis=1)[:, None]) / w[used, None])
+                    (g @ self.matrix.T - np.sum(g * pushed, axis=1)[:, None]) / w[used, None]
+                )
         return values, self._chain(G, A)
 
     def objective(self, z: Array) -> tuple[float, Array]:
@@ -215,4 +228,3 @@ def _search_rows(P: Array, Q: Array, alpha: float) -> tuple[Array, Array]:
 
 
 __all__ = ["MAX_STATES", "OptimisedCoupling", "optimise_coupling_bound"]
-
