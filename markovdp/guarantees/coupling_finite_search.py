@@ -21,7 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from .._random import RNGLike, as_generator
-from .._validation import check_int, fail
+from .._validation import check_int, check_work, fail
 from .coupling_finite import check_orders, coupling_value, exact_pushed_renyi, kernel_matrix, law_vector
 
 Array = NDArray[np.float64]
@@ -92,6 +92,7 @@ def optimise_coupling_bound(
     if shape != ():
         raise fail("alpha", "one order in [1, inf] (a scalar)", f"shape {shape}")
     starts = check_int("restarts", restarts, minimum=0)
+    check_work("restarts", restarts, (starts + 2.0) * STEPS * n * n * (n + matrix.shape[1]), what="the search")
     gen = as_generator(rng)
 
     candidates = [(mu_v, np.diag(mu_v)), (nu_v, np.outer(nu_v, mu_v))]
