@@ -55,8 +55,8 @@ class OptimisedCoupling:
 
     @property
     def ratio(self) -> float:
-        """bound / exact (>= 1; nan where exact = 0)."""
-        return self.bound / self.exact if self.exact > 0 else math.nan
+        """bound / exact (>= 1; nan where exact is 0 or inf)."""
+        return self.bound / self.exact if 0 < self.exact < math.inf else math.nan
 
 
 def optimise_coupling_bound(
