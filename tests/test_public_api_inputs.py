@@ -500,6 +500,12 @@ GOOD: dict[str, Case] = {
     "ldp_epsilon": case(FK, 0.0, _kinds={"K": "kernel_or_matrix"}),
     "ldp_profile": case(FK, 0.5, _kinds={"K": "kernel_or_matrix", "eps": "nonneg_inf"}),
     "ldp_contraction_bound": case(1.0, 0.0, 2, _kinds={"eps": "nonneg_inf"}),
+    "coupling_bound": case([0.6, 0.4], [0.3, 0.7], FK, 2.0, omega=[0.5, 0.5], coupling=[[0.3, 0.2], [0.3, 0.2]],
+                           _kinds={"mu": "probvec", "nu": "probvec", "K": "kernel_or_matrix", "alpha": "order1",
+                                   "omega": "probvec_opt", "coupling": "coupling_opt"}),
+    "optimise_coupling_bound": case([0.6, 0.4], [0.3, 0.7], FK, 2.0, restarts=0, rng=0,
+                                    _kinds={"mu": "probvec", "nu": "probvec", "K": "kernel_or_matrix",
+                                            "alpha": "order1", "restarts": "int0"}),
     "rdp_to_dp": case(1.0, 2.0, 1e-5, _kinds={"rdp_curve_or_value": "nonneg_inf"}),
     "rdp_bound": case("MY-BOUND", {}, lambda a: 0.5 * np.asarray(a), _kinds={"theorem_id": "free"}),
     "rdp_delta_curve": case(lambda a: 0.5 * np.asarray(a), _kinds={"alphas": "alpha"}),
@@ -605,7 +611,7 @@ EXEMPT: dict[str, str] = {
     **dict.fromkeys(["Bound", "Certificate", "NotApplicable", "Estimate", "WeightedEstimate", "KeyReuse",
                      "BernoulliLeCam", "SweepPlan", "PrivateTestTradeoff", "MaxMutualInformation", "BayesRisk",
                      "BayesLowerBound", "BernoulliBayesCurve", "FanoBound", "MeanLeCam", "L2MeanFano", "PackingCheck",
-                     "KeyedSearch"],
+                     "KeyedSearch", "OptimisedCoupling"],
                     "a result record the library builds (its fields are outputs)"),
     **dict.fromkeys(["Scenario", "ScenarioVariable"], "a scenario declaration (checked by run_sweep/plan_sweep)"),
     **dict.fromkeys(["CheckpointStore", "checkpoint_store", "build_dataset", "write_dataset", "atomic_write",
@@ -639,6 +645,10 @@ BAD.update({
     "channel_or_pair": [("None", None), ("float", 1.0), ("str", "x"), ("object", object()),
                         ("not-stochastic", [[0.5, 0.6], [0.5, 0.5]]), ("nan-eps", (NAN, 0.0)),
                         ("negative-eps", (-1.0, 0.0)), ("delta-above-one", (1.0, 1.5)), ("str-eps", ("1", 0.0))],
+    # BBGG-T2-finite: an order in [1, inf] (1 is KL); omega and the coupling default to None
+    "order1": [*_REAL_COMMON, ("-inf", -INF), ("half", 0.5), ("negative", -2.0), ("huge", 1e308)],
+    "probvec_opt": [bad for bad in BAD["probvec"] if bad[0] != "None"] + [("wrong-length", [0.2, 0.3, 0.5])],
+    "coupling_opt": [bad for bad in BAD["matrix"] if bad[0] != "None"] + [("wrong-marginal", [[0.5, 0.0], [0.0, 0.4]])],
 })
 
 

@@ -8,6 +8,8 @@ What a researcher types is re-exported at the top level (`certify`, `calibrate`,
   `translation_coupling_point`, `translation_coupling_rdp`, `iterated_gaussian_rdp`, `iterated_laplace_rdp`,
   `lipschitz_kernel_rdp` (BBGG-T2, E1–E3); `lipschitz_path_rdp`, `lipschitz_chain_rdp`, `lipschitz_chain_opt_rdp`,
   `opt_factor` (BBGG-T4, T4opt); `noisy_sgd_rdp`, `noisy_sgd_convex_rdp`, `noisy_sgd_opt_rdp` (BBGG-T5, T5opt).
+- BBGG-T2 with any omega and coupling on a finite space (BBGG-T2-finite): `coupling_bound`,
+  `optimise_coupling_bound`, `OptimisedCoupling`.
 - conversions: `rdp_to_dp` (STD-RDP2DP), `rdp_delta_curve` and `rdp_bound` (an RDP curve as a `Bound`).
 - the intrinsic sensitivity of a diffusion mechanism (BBGG-T6): `brownian_intrinsic_sensitivity`,
   `ou_intrinsic_sensitivity` (closed forms), `numerical_intrinsic_sensitivity`,
@@ -61,6 +63,8 @@ from .coupling import (
     translation_coupling_point,
     translation_coupling_rdp,
 )
+from .coupling_finite import coupling_bound
+from .coupling_finite_search import OptimisedCoupling, optimise_coupling_bound
 from .exact import privacy_epsilon, privacy_profile, renyi_profile, worst_pair
 from .fano import FanoBound, PriorFamily, fano_error_bound, private_fano_bound
 from .intrinsic_sensitivity import (
@@ -122,4 +126,5 @@ __all__ = [
     "FanoBound", "L2MeanFano", "MeanLeCam", "PackingCheck", "PriorFamily", "check_packing", "fano_error_bound",
     "hypercube_packing", "l2_mean_fano_bound", "mean_le_cam", "packing_size", "private_fano_bound",
     "public_steps_needed", "synchronous_coupling",
+    "coupling_bound", "optimise_coupling_bound", "OptimisedCoupling",
 ]

@@ -20,6 +20,7 @@ from .catalogue_local import LOCAL_SCENARIOS
 from .catalogue_public_steps import PUBLIC_STEPS_SCENARIOS
 from .catalogue_srp_id import SRP_ID_SCENARIOS
 from .catalogue_srp_r import SRP_R_SCENARIOS
+from .catalogue_t2_finite import T2_FINITE_SCENARIOS
 from .catalogue_t6_1d import T6_1D_SCENARIOS
 from .catalogue_testing import TESTING_SCENARIOS
 from .scenario import Scenario
@@ -39,6 +40,7 @@ CATALOGUES: tuple[tuple[Scenario, ...], ...] = (
     FANO_SCENARIOS,  # AAC-Fano, AAC-LeCam-mean
     PUBLIC_STEPS_SCENARIOS,  # BBGG-PublicSteps
     SRP_R_SCENARIOS,  # SRP-R
+    T2_FINITE_SCENARIOS,  # BBGG-T2-finite
 )
 
 SCENARIOS: dict[str, Scenario] = {s.name: s for catalogue in CATALOGUES for s in catalogue}
