@@ -194,6 +194,24 @@ def test_runs_keep_their_noise_whatever_the_number_of_runs() -> None:
     assert not np.array_equal(sgd.run(data, 10, rng=gen), first)
 
 
+def test_advance_from_given_starts_is_the_numpy_loop_and_is_run_from_x0() -> None:
+    """`advance` (the step of synchronous couplings): from x0 repeated it is `run` bit for bit; from per-run starts
+    it is the plain numpy loop started there, on the same noise; bad starts are refused by name."""
+    rng = np.random.default_rng(SEED)
+    domain = md.Ball(2, 1.0)
+    sgd = NoisyProjSGD(QuadraticLoss(domain), 0.6, 1.3, domain, [0.9, -0.3], n=7)
+    data = points_in(domain, 7, rng)
+    runs = BLOCK + 5
+    np.testing.assert_array_equal(sgd.advance(data, np.tile([0.9, -0.3], (runs, 1)), rng=SEED),
+                                  sgd.run(data, runs, rng=SEED))
+    starts = rng.uniform(-0.5, 0.5, size=(runs, 2))
+    for r in (0, 3, runs - 1):  # run r from its own start: the numpy loop with x0 = starts[r], noise of run r
+        one = NoisyProjSGD(QuadraticLoss(domain), 0.6, 1.3, domain, starts[r], n=7)
+        np.testing.assert_array_equal(sgd.advance(data, starts, rng=SEED)[r], numpy_sgd(one, data, runs, SEED)[r])
+    with pytest.raises(ValueError, match="`starts`"):
+        sgd.advance(data, np.zeros((3, 5)), rng=1)
+
+
 def test_one_dataset_per_run_matches_numpy() -> None:
     """`sample` of a stack of different datasets: run r on dataset r with the noise of run r (d = 2)."""
     rng = np.random.default_rng(SEED)

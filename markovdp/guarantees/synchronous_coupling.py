@@ -24,7 +24,7 @@ from .._random import RNGLike
 from .._validation import check_int, check_range, check_size, fail
 from ..diffusions.general import DiffusionSemigroup
 from ..diffusions.simulate import root_seed, simulate
-from ..mechanisms.sgd import BLOCK, NoisyProjSGD, SGDDifferingAt
+from ..mechanisms.sgd import NoisyProjSGD, SGDDifferingAt
 from ..operators.algebra import Chain, Power
 from ..operators.lipschitz_gaussian import LipschitzGaussianKernel, is_lipschitz_chain, sample_chain
 
@@ -118,25 +118,6 @@ def _couple_chain(process: Any, x: ArrayLike, x_prime: ArrayLike, n: int, root: 
                       "L_1 ... L_s ||x - x'|| (BBGG-T4: Lipschitz maps, common noise, non-expansive projection)")
 
 
-def _sgd_step(sgd: NoisyProjSGD, record: Array, starts: Array, seed: np.random.SeedSequence) -> Array:
-    """One BBGG-A1 step of every run from its own start, the noise from `seed` (blocks as in `NoisyProjSGD.run`)."""
-    from ..mechanisms import _sgd_kernels
-
-    n, d = starts.shape
-    out = np.empty((n, d))
-    states = _sgd_kernels.block_states(np.random.default_rng(seed), n, BLOCK)
-    code, parameters = (0, np.zeros(0)) if sgd.projection is None else sgd.projection.numba_form()
-    data = np.ascontiguousarray(record.reshape(1, 1, -1), dtype=np.float64)
-    starts = np.require(starts, dtype=np.float64, requirements=["C", "W"])
-    if sgd.loss.code:
-        _sgd_kernels.builtin_kernel(sgd.loss.code, code, d)(sgd.loss.parameters(), parameters, data, starts, sgd.eta,
-                                                           sgd.sigma, BLOCK, states, out)
-    else:
-        _sgd_kernels.simulate_user(sgd.loss.gradient, code, parameters, data, starts, sgd.eta, sgd.sigma, BLOCK,
-                                   states, out)
-    return out
-
-
 def sgd_contraction(sgd: NoisyProjSGD) -> float:
     """(1 − 2 eta beta rho/(beta + rho))^(1/2): the Lipschitz constant of x ↦ x − eta ∇ℓ(x; z) for a beta-smooth,
     rho-strongly convex loss and eta <= 2/(beta + rho) (BBGG-T5's L)."""
@@ -149,7 +130,10 @@ def _couple_sgd(process: Any, x: ArrayLike, x_prime: ArrayLike, n: int, root: Ro
                 times: ArrayLike | None) -> CoupledRun:
     """Both datasets, step by step, the noise of step s from the seed at address s (shared); x_0 shared too."""
     sgd = process.sgd if isinstance(process, SGDDifferingAt) else process
-    data, other = sgd._records(x, "x"), sgd._records(x_prime, "x_prime")
+    data, other = sgd.loss.check_records(x, "x"), sgd.loss.check_records(x_prime, "x_prime")
+    for name, records in (("x", data), ("x_prime", other)):
+        if records.shape[0] != sgd.n:
+            raise fail(name, f"n = {sgd.n} records", f"{records.shape[0]} records")
     d = sgd.dim
     check_size("n_paths", n, 2.0 * n * (sgd.n + 1) * d, what="the coupled iterates (2 x paths x steps x dim)")
     states = np.empty((2, n, sgd.n + 1, d))
@@ -160,7 +144,7 @@ def _couple_sgd(process: Any, x: ArrayLike, x_prime: ArrayLike, n: int, root: Ro
     states[:, :, 0] = start.reshape(n, d)
     for s in range(sgd.n):
         for side, records in enumerate((data, other)):
-            states[side, :, s + 1] = _sgd_step(sgd, records[s], states[side, :, s], _seed(root, s))
+            states[side, :, s + 1] = sgd.advance(records[s:s + 1], states[side, :, s], rng=_seed(root, s))
     lip, jump = sgd_contraction(sgd), 2.0 * sgd.eta * sgd.loss.lipschitz
     reference = np.zeros(sgd.n + 1)
     for s in range(sgd.n):  # ||x_s − x'_s|| <= L ||x_{s−1} − x'_{s−1}|| + eta ||∇ℓ(·; z_s) − ∇ℓ(·; z'_s)||

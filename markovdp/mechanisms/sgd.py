@@ -182,9 +182,26 @@ class NoisyProjSGD(Mechanism):
             raise fail(name, f"n = {self.n} records", f"{data.shape[0]} records")
         return data
 
+    def advance(self, records: ArrayLike, starts: ArrayLike, *, rng: RNGLike = None) -> NDArray[np.float64]:
+        """The BBGG-A1 updates with `records` (an (m, p) array, m >= 0) from each run's own start (`starts`, shape
+        (runs, d)): shape (runs, d). The noise of run r depends on `rng` and r only (the blocks of `run`), so two
+        calls with the same seed share it: the synchronous coupling of two datasets
+        (`markovdp.guarantees.synchronous_coupling`)."""
+        data = self.loss.check_records(records, "records")
+        d = self.dim
+        begin = np.asarray(check_real("starts", starts), dtype=np.float64)
+        if begin.ndim != 2 or begin.shape[1] != d:
+            raise fail("starts", f"a (runs, {d}) array of start points", f"shape {begin.shape}")
+        return self._steps(data[None], begin, begin.shape[0], as_generator(rng))
+
     def _simulate(self, data: NDArray[np.float64], runs: int, gen: np.random.Generator) -> NDArray[np.float64]:
         """x_n of `runs` runs; data: (1 or runs, n, p). Four words of `gen` seed the noise streams first
         (`_sgd_kernels.block_states`: a run's noise depends on them and on the run's index only), then x0 ~ ξ_0."""
+        return self._steps(data, None, runs, gen)
+
+    def _steps(self, data: NDArray[np.float64], starts: NDArray[np.float64] | None, runs: int,
+               gen: np.random.Generator) -> NDArray[np.float64]:
+        """The updates with data (1 or runs, m, p) from `starts` (runs, d), or from x0 ~ ξ_0 when None."""
         from . import _sgd_kernels
 
         d = self.dim
@@ -192,16 +209,16 @@ class NoisyProjSGD(Mechanism):
         if runs == 0:
             return out
         states = _sgd_kernels.block_states(gen, runs, BLOCK)
-        if isinstance(self.x0, Distribution):
+        if starts is None and isinstance(self.x0, Distribution):
             starts = np.ascontiguousarray(self.x0.sample(runs, rng=gen), dtype=np.float64).reshape(runs, d)
-        else:
+        elif starts is None:
             starts = np.array(self.x0.reshape(1, d))  # writable, as every array the compiled kernel takes
+        starts = np.require(starts, dtype=np.float64, requirements=["C", "W"])
         code, parameters = no_projection() if self.projection is None else self.projection.numba_form()
         data = np.require(data, dtype=np.float64, requirements=["C", "W"])
         if self.loss.code:
             kernel = _sgd_kernels.builtin_kernel(self.loss.code, code, d)
-            kernel(self.loss.parameters(), parameters, data, np.require(starts, requirements=["C", "W"]), self.eta,
-                   self.sigma, BLOCK, states, out)
+            kernel(self.loss.parameters(), parameters, data, starts, self.eta, self.sigma, BLOCK, states, out)
         else:
             _sgd_kernels.simulate_user(self.loss.gradient, code, parameters, data, starts, self.eta, self.sigma,
                                        BLOCK, states, out)
