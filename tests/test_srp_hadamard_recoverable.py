@@ -160,16 +160,23 @@ def test_eve_risk_hadamard_order(k):
 
 
 def test_randomness_factor_for_eps_at_most_one():
-    """H(U) / min_recoverable_randomness(k, eps) <= 2.39 over k = 2..300 and eps in [0.01, 1] (proved for every k
-    in docs); exactly 1 at (4, 1) as in the table; and the heavy-on-S law never spends more than heavy-off-S
-    (direct entropy sums)."""
+    """H(U) / min_recoverable_randomness(k, eps) <= 2.382 over k = 2..300 and eps in [0.01, 1]; the proof's steps:
+    F(k) = log2 N / min_recoverable_randomness(k, 1) <= 2.382 for k <= 1024 and the tail bound
+    (2 + log2(k − 1))/(log2(k − 1) − log2 e) <= 1.403 from k = 1025 on; exactly 1 at (4, 1); and the heavy-on-S law
+    never spends more than heavy-off-S (direct entropy sums)."""
     for k in range(2, 301):
         for eps in (0.01, 0.3, 1.0):
             mech = HadamardRecoverableMechanism(k, eps)
-            assert 1.0 - 1e-12 <= mech.randomness_ratio <= 2.39
+            assert 1.0 - 1e-12 <= mech.randomness_ratio <= 2.382
             reverse = np.where(mech.bent_set, 1.0, math.exp(eps))
             assert mech.randomness_bits <= entropy_direct(reverse / reverse.sum()) + 1e-12
     assert HadamardRecoverableMechanism(4, 1.0).randomness_ratio == pytest.approx(1.0, abs=1e-9)
+    ks = range(2, 1025)
+    factor = [2 * HadamardRecoverableMechanism(k, 1.0).m / min_recoverable_randomness(k, 1.0) for k in ks]
+    assert max(factor) <= 2.382 and int(np.argmax(factor)) == 0
+    tail = np.log2(np.arange(1024, 10**6))
+    assert np.all(np.diff((2 + tail) / (tail - math.log2(math.e))) < 0)
+    assert (2 + 10) / (10 - math.log2(math.e)) <= 1.403
     assert HadamardRecoverableMechanism(2, 1.0).min_randomness_bits == min_recoverable_randomness(2, 1.0)
 
 
