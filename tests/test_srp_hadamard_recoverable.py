@@ -216,5 +216,7 @@ def test_bad_input():
         mech.estimate([0, 4])
     with pytest.raises(ValueError, match="`y`"):
         mech.recover([5], [0])
+    with pytest.raises(ValueError, match="`u`"):
+        HadamardRecoverableMechanism(3, 1.0).recover([0, 1], [1, 2])  # 1 XOR 2 = 3 is no input of k = 3
     with pytest.raises(ValueError, match="`x`"):
         mech.sample([4], rng=0)

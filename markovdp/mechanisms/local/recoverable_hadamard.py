@@ -249,8 +249,13 @@ class HadamardRecoverableMechanism(MatrixMechanism):
         return self.sample_with_keys(x, rng=rng, secure=secure)[0]
 
     def recover(self, y: ArrayLike, u: ArrayLike) -> NDArray[np.int64]:
-        """x = Y XOR U: exact for the key holder (`y`, `u` in 0..N − 1)."""
-        return check_states("y", y, self.n_outputs) ^ check_states("u", u, self.n_outputs)
+        """x = Y XOR U: exact for the key holder (`y`, `u` in 0..N − 1; a pair with y XOR u >= k, which no sample
+        produces, is refused)."""
+        x = check_states("y", y, self.n_outputs) ^ check_states("u", u, self.n_outputs)
+        if x.size and int(x.max()) >= self.k:
+            raise fail("u", f"the key of `y` (y XOR u < k = {self.k} for a pair from sample_with_keys)",
+                       f"a pair with y XOR u = {int(x.max())}")
+        return x
 
     def _scaled(self, g: NDArray[np.float64]) -> NDArray[np.float64]:
         """λ^{-2}(g − κ Σ g 1), κ = c/(λ² + c k): g (Q_k Q_kᵀ)^{-1}."""
