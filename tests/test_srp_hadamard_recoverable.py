@@ -220,3 +220,13 @@ def test_bad_input():
         HadamardRecoverableMechanism(3, 1.0).recover([0, 1], [1, 2])  # 1 XOR 2 = 3 is no input of k = 3
     with pytest.raises(ValueError, match="`x`"):
         mech.sample([4], rng=0)
+
+
+def test_ldp_never_above_eps_on_random_instances():
+    """300 seeded (k in 2..20, eps log-uniform in [1e-8, 50]): ldp_epsilon <= eps exactly (the float-safe shading)
+    and within 1e-12 relative of it (the channel attains its eps)."""
+    rng = np.random.default_rng(23)
+    for _ in range(300):
+        k, eps = int(rng.integers(2, 21)), float(np.exp(rng.uniform(math.log(1e-8), math.log(50.0))))
+        certified = ldp_epsilon(HadamardRecoverableMechanism(k, eps))
+        assert eps * (1 - 1e-12) - 1e-15 <= certified <= eps
