@@ -466,6 +466,7 @@ GOOD: dict[str, Case] = {
     "IdentifiableRecoverableMechanism": case(4, 1.0, _kinds={"eps": "pos"}),
     "identifiable_recoverable_s": case(4, 1.0, _kinds={"eps": "pos"}),
     "recoverable_factor_bound": case(6),
+    "HadamardRecoverableMechanism": case(4, 1.0, _kinds={"eps": "pos"}),
     "MultiLevelHadamard": case((1.0, 0.5), 3),
     "added_key_law": case(3, 1.0, 0.5),
     "rr_key_law": case(3, 1.0),

@@ -34,7 +34,7 @@ CATALOGUES: tuple[tuple[Scenario, ...], ...] = (
     EXACT_SCENARIOS,
     T6_1D_SCENARIOS,
     CHAIN_SCENARIOS,
-    SRP_ID_SCENARIOS,  # SRP-Rec-ID, SRP-ML-HR
+    SRP_ID_SCENARIOS,  # SRP-Rec-ID, SRP-ML-HR, SRP-Rec-HR
     TESTING_SCENARIOS,  # AAC-Test, AAC-MI
     BAYES_SCENARIOS,  # AAC-Bayes
     FANO_SCENARIOS,  # AAC-Fano, AAC-LeCam-mean

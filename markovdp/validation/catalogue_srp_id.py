@@ -7,6 +7,10 @@
 - SRP-ML-HR: each analyst's view of the multi-level Hadamard scheme against its declared eps_j, with the exact
   eps, the l2² risk of its estimate against Hadamard response's and today's k-RR view's at the same eps, and the
   randomness against d independent binary Hadamard releases beside.
+- SRP-Rec-HR: the recoverable mechanism with an XOR key on a bent set against its declared eps, with its smallest
+  singular value (closed form and SVD), the public analyst's l2² risk against Hadamard response's and
+  IdentifiableRecoverableMechanism's, the randomness against `min_recoverable_randomness`, and the key holder's
+  exact failure probability (0) beside.
 
 Factories are module-level functions so scenarios pickle to dask workers.
 """
@@ -21,6 +25,7 @@ from ..mechanisms.finite import FiniteMechanism
 from ..mechanisms.local.hadamard import HadamardResponse
 from ..mechanisms.local.multilevel import MultiLevelMechanism
 from ..mechanisms.local.multilevel_hadamard import MultiLevelHadamard
+from ..mechanisms.local.recoverable_hadamard import HadamardRecoverableMechanism
 from ..mechanisms.local.recoverable_id import IdentifiableRecoverableMechanism, recoverable_factor_bound
 from .catalogue import tightness
 from .scenario import Scenario, ScenarioVariable
@@ -210,4 +215,89 @@ SRP_ML_HR = Scenario(
     },
 )
 
-SRP_ID_SCENARIOS = (SRP_REC_ID, SRP_ML_HR)
+
+# ------------------------------------------------------------------------------------ SRP-Rec-HR
+def bent(k: int, eps0: float) -> HadamardRecoverableMechanism:
+    return HadamardRecoverableMechanism(int(k), float(eps0))
+
+
+def bent_public_view(k: int, eps0: float, eps: float) -> HadamardRecoverableMechanism:
+    return bent(k, eps0)
+
+
+def bent_recovery_failure(point: dict, values: dict) -> float:
+    """P(recover(Y, U) != X) for uniform X, summed exactly over every (x, u)."""
+    mech = bent(point["k"], point["eps0"])
+    xs, us = np.meshgrid(np.arange(mech.k), np.arange(mech.n_outputs), indexing="ij")
+    wrong = mech.recover(mech.keyed.table[xs, us], us) != xs
+    return float((wrong * mech.key_probs[us]).sum() / mech.k)
+
+
+def bent_sigma_min(point: dict, values: dict) -> float:
+    return bent(point["k"], point["eps0"]).smallest_singular_value
+
+
+def bent_svd_sigma_min(point: dict, values: dict) -> float:
+    return float(np.linalg.svd(bent(point["k"], point["eps0"]).matrix, compute_uv=False).min())
+
+
+def bent_certified_eps(point: dict, values: dict) -> float:
+    return ldp_epsilon(bent(point["k"], point["eps0"]))
+
+
+def bent_bits(point: dict, values: dict) -> float:
+    return bent(point["k"], point["eps0"]).randomness_bits
+
+
+def bent_ratio(point: dict, values: dict) -> float:
+    return bent(point["k"], point["eps0"]).randomness_ratio
+
+
+def bent_risk(point: dict, values: dict) -> float:
+    """n · E||p̂ − p||² of the public analyst's estimate at the uniform p (exact)."""
+    return bent(point["k"], point["eps0"]).l2_risk(_uniform(point["k"]), 1)
+
+
+def bent_hr_risk(point: dict, values: dict) -> float:
+    """n · risk of HadamardResponse(k, eps0) at the uniform p (its channel, weights H[x + 1, y]/tanh(eps0/2))."""
+    return hadamard_response_risk({"eps_top": point["eps0"], "level": 1, "k": point["k"]}, values)
+
+
+def bent_id_risk(point: dict, values: dict) -> float:
+    """n · risk of IdentifiableRecoverableMechanism(k, eps0)'s public estimate at the uniform p (exact)."""
+    return identifiable(point["k"], point["eps0"]).l2_risk(_uniform(point["k"]), 1)
+
+
+SRP_REC_HR = Scenario(
+    name="SRP-Rec-HR",
+    theory_id="SRP-Rec-HR",
+    description="Private recoverability with a Hadamard-order public channel (XOR key, two-level law on a bent "
+                "set): the key holder recovers X exactly, the public view is eps-LDP (against the declared eps) "
+                "with a flat spectrum, its estimate's risk beside Hadamard response's and the coprime-s key's.",
+    grid_full={"k": (3, 5, 16, 64, 256), "eps0": (0.5, 1.0, 2.0, 5.0), "eps": (0.0, 0.25, 0.5, 1.0, 2.0, 5.0)},
+    grid_quick={"k": (5, 16), "eps0": (1.0,), "eps": (0.0, 1.0)},  # eps = eps0: delta must be 0
+    pipeline=identifiable_claim,
+    witness=bent_public_view,
+    coordinates=COORDINATES,
+    variables={
+        "certified_eps": ScenarioVariable("exact eps of the public channel (ldp_epsilon, <= eps0)", "nats",
+                                          bent_certified_eps),
+        "sigma_min": ScenarioVariable("smallest singular value of the public channel (closed form)", "1",
+                                      bent_sigma_min),
+        "sigma_min_svd": ScenarioVariable("smallest singular value of the public channel (numpy SVD)", "1",
+                                          bent_svd_sigma_min),
+        "recovery_failure": ScenarioVariable("probability that the key holder does not recover X (exact)", "1",
+                                             bent_recovery_failure),
+        "risk": ScenarioVariable("n · l2² risk of the public estimate, uniform p (exact)", "1", bent_risk),
+        "hr_risk": ScenarioVariable("n · l2² risk of HadamardResponse(k, eps0), uniform p", "1", bent_hr_risk),
+        "id_risk": ScenarioVariable("n · l2² risk of IdentifiableRecoverableMechanism, uniform p", "1",
+                                    bent_id_risk),
+        "randomness_bits": ScenarioVariable("key entropy H(U)", "bit", bent_bits),
+        "min_randomness_bits": ScenarioVariable("min_s H(q_min^s): the least randomness", "bit",
+                                                identifiable_min_bits),
+        "randomness_ratio": ScenarioVariable("randomness / least randomness", "1", bent_ratio),
+        "tightness": ScenarioVariable("tightness ratio exact / bound", "1", tightness),
+    },
+)
+
+SRP_ID_SCENARIOS = (SRP_REC_ID, SRP_ML_HR, SRP_REC_HR)

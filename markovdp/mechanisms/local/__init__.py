@@ -8,7 +8,7 @@
 - keys and randomness: `KeyedMechanism`, `randomness_bits`, `output_entropy_bits`, `entropy_bits`;
   `BudgetedHadamard`: binary Hadamard under a budget of R bits per user (SRP-R).
 - successive refinement: `MultiLevelMechanism`, `MultiLevelHadamard`, `RecoverableMechanism`,
-  `IdentifiableRecoverableMechanism`, key reuse (`sequence_channel`);
+  `IdentifiableRecoverableMechanism`, `HadamardRecoverableMechanism`, key reuse (`sequence_channel`);
   their exact certification is in `markovdp.guarantees.srp`.
 """
 
@@ -27,6 +27,7 @@ from .multilevel import MultiLevelMechanism, added_key_law, rr_key_law
 from .multilevel_hadamard import MultiLevelHadamard
 from .oracles import FrequencyOracle, make_oracle, oracle_names, register_oracle
 from .recoverable import RecoverableMechanism, circulant, min_recoverable_randomness, min_recoverable_s, q_min
+from .recoverable_hadamard import HadamardRecoverableMechanism
 from .recoverable_id import IdentifiableRecoverableMechanism, identifiable_recoverable_s, recoverable_factor_bound
 from .subset import SubsetSelection
 from .unary import UnaryEncoding
@@ -39,7 +40,7 @@ __all__ = [
     "min_recoverable_randomness", "min_recoverable_s", "oracle_names", "output_entropy_bits", "per_sample_epsilon",
     "project_simplex", "q_min", "randomness_bits", "register_oracle", "rr_key_law", "sequence_channel",
     "IdentifiableRecoverableMechanism", "MultiLevelHadamard", "identifiable_recoverable_s", "recoverable_factor_bound",
-    "BudgetedHadamard", "budgeted_feature_channel",
+    "BudgetedHadamard", "budgeted_feature_channel", "HadamardRecoverableMechanism",
 ]
 
 __getattr__ = moved_names(__name__, {name: f"markovdp.guarantees.{name}" for name in ("compare_key_reuse", "KeyReuse")})
