@@ -89,6 +89,7 @@ from .mechanisms import (
 from .mechanisms.local import (
     BinaryHadamard,
     FrequencyOracle,
+    HadamardRecoverableMechanism,
     HadamardResponse,
     IdentifiableRecoverableMechanism,
     KeyedMechanism,
@@ -192,7 +193,8 @@ __all__ = [
     "DeclaredDP", "DiffusionMechanism", "FiniteMechanism", "GaussianMechanism", "GradientLoss", "LaplaceMechanism",
     "LogisticLoss", "Loss", "Mechanism", "NoisyProjSGD", "PostProcessed", "QuadraticLoss", "RandomizedResponse",
     # local DP: frequency oracles and randomness-constrained mechanisms
-    "BinaryHadamard", "BudgetedHadamard", "FrequencyOracle", "HadamardResponse", "IdentifiableRecoverableMechanism",
+    "BinaryHadamard", "BudgetedHadamard", "FrequencyOracle", "HadamardRecoverableMechanism", "HadamardResponse",
+    "IdentifiableRecoverableMechanism",
     "KeyedMechanism", "LocalHashing", "MultiLevelHadamard", "MultiLevelMechanism", "RecoverableMechanism",
     "SubsetSelection", "UnaryEncoding", "ibu_estimate", "make_oracle", "oracle_names", "randomness_bits",
     "register_oracle",
