@@ -104,8 +104,48 @@ def min_recoverable_randomness(k: int, eps: float) -> float:
     return float(_key_entropies(check_int("k", k, minimum=2), float(check_eps("eps", eps))).min())
 
 
+class RecoverableViews:
+    """What every recoverable mechanism (Y = g(X, U), X a function of (Y, U)) shows the same way: Eve's public
+    channel as a `FiniteKernel` of its `matrix`, every pair of inputs as neighbours, `output_entropy_bits` =
+    H(Y | X = x) = H(U) (u ↦ g(x, u) is a bijection), the public output alone (`sample`), and its randomness
+    against `min_recoverable_randomness` (SRP-Rec). Subclasses give `matrix`, `randomness_bits` and
+    `sample_with_keys`."""
+
+    k: int
+    eps: float
+
+    @cached_property
+    def channel(self) -> FiniteKernel:
+        """Eve's (the public analyst's) view as a `FiniteKernel`."""
+        return FiniteKernel(self.matrix)  # type: ignore[attr-defined]
+
+    @property
+    def neighbours(self) -> AllPairs:
+        return AllPairs()
+
+    @property
+    def output_entropy_bits(self) -> float:
+        """max_x H(Y | X = x) = H(U) in bits (u ↦ g(x, u) is a bijection for each x)."""
+        return self.randomness_bits  # type: ignore[attr-defined]
+
+    @property
+    def min_randomness_bits(self) -> float:
+        """`min_recoverable_randomness(k, eps)`: the least key entropy of an additive recoverable eps-LDP mechanism."""
+        return min_recoverable_randomness(self.k, self.eps)
+
+    @property
+    def randomness_ratio(self) -> float:
+        """randomness_bits / min_randomness_bits (SRP-Rec-ID: at most `recoverable_factor_bound(k)` for the
+        identifiable mechanism; SRP-Rec-HR: at most 2.382 for eps <= 1)."""
+        return self.randomness_bits / self.min_randomness_bits  # type: ignore[attr-defined]
+
+    def sample(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False) -> NDArray[np.int64]:
+        """The public output only (keys as in `sample_with_keys`)."""
+        return self.sample_with_keys(x, rng=rng, secure=secure)[0]  # type: ignore[attr-defined]
+
+
 @dataclass(frozen=True, repr=False)
-class RecoverableMechanism(MatrixMechanism):
+class RecoverableMechanism(RecoverableViews, MatrixMechanism):
     """Y = (X + U) mod k with U ~ q_min^s (SRP-Rec): the holder of U recovers X = (Y − U) mod k exactly, while
     the public channel Q[x, y] = q_min^s[(y − x) mod k] is exactly eps-LDP (max ratio e^eps; eps in nats).
 
@@ -147,24 +187,10 @@ class RecoverableMechanism(MatrixMechanism):
     def matrix(self) -> NDArray[np.float64]:  # type: ignore[override]
         return _circulant(self.key_probs)
 
-    @cached_property
-    def channel(self) -> FiniteKernel:
-        """Eve's view: the public channel as a `FiniteKernel`."""
-        return FiniteKernel(self.matrix)
-
-    @property
-    def neighbours(self) -> AllPairs:
-        return AllPairs()
-
     @property
     def randomness_bits(self) -> float:
         """H(q_min^s) in bits (closed form, `_key_entropies`: full relative precision at every eps)."""
         return float(_key_entropies(self.k, self.eps)[self.s - 1])
-
-    @property
-    def output_entropy_bits(self) -> float:
-        """max_x H(Y | X = x) = H(q_min^s) in bits (x ↦ x + u is a bijection)."""
-        return self.randomness_bits
 
     def sample_with_keys(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False
                          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
@@ -173,10 +199,6 @@ class RecoverableMechanism(MatrixMechanism):
         states = check_reporters("x", x, self.k)
         keys = draw_keys(self.key_probs, states.size, rng=rng, secure=secure).reshape(states.shape)
         return (states + keys) % self.k, keys
-
-    def sample(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False) -> NDArray[np.int64]:
-        """The public output only (keys as in `sample_with_keys`)."""
-        return self.sample_with_keys(x, rng=rng, secure=secure)[0]
 
     def recover(self, y: ArrayLike, u: ArrayLike) -> NDArray[np.int64]:
         """X = (Y − U) mod k: exact for the key holder."""

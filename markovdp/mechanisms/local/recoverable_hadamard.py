@@ -48,7 +48,7 @@ from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts
 from .keyed import KeyedMechanism, draw_keys
-from .recoverable import min_recoverable_randomness
+from .recoverable import RecoverableViews
 
 __all__ = ["HadamardRecoverableMechanism"]
 
@@ -90,7 +90,7 @@ def _order(k: int) -> int:
 
 
 @dataclass(frozen=True, repr=False)
-class HadamardRecoverableMechanism(MatrixMechanism):
+class HadamardRecoverableMechanism(RecoverableViews, MatrixMechanism):
     """Y = x XOR U on Z_2^{2m} (N = 4^m the least power of 4 >= k), U two-level on the bent set S of the
     Maiorana–McFarland function (e^eps/Z on S, 1/Z off it): the key holder recovers x = Y XOR U, the public channel
     (k x N) is exactly eps-LDP with singular values λ = tanh(eps/2)/(2^m − tanh(eps/2)) (k − 1 times) and
@@ -222,31 +222,12 @@ class HadamardRecoverableMechanism(MatrixMechanism):
         spread = (n - s) * math.exp(-eps)
         return (math.log(s) + math.log1p(spread / s) + spread * eps / (s + spread)) / math.log(2.0)
 
-    @property
-    def output_entropy_bits(self) -> float:
-        """max_x H(Y | X = x) = H(U) in bits (u ↦ x XOR u is a bijection)."""
-        return self.randomness_bits
-
-    @property
-    def min_randomness_bits(self) -> float:
-        """`min_recoverable_randomness(k, eps)`: the least key entropy of any recoverable eps-LDP mechanism."""
-        return min_recoverable_randomness(self.k, self.eps)
-
-    @property
-    def randomness_ratio(self) -> float:
-        """randomness_bits / min_randomness_bits (bounded for eps <= 1; grows like e^eps/(k eps) as eps → inf)."""
-        return self.randomness_bits / self.min_randomness_bits
-
     def sample_with_keys(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False
                          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(y, u) with y = x XOR u, u ~ q (``secure``: keys from the OS CSPRNG, `draw_keys`)."""
         states = check_reporters("x", x, self.k)
         keys = draw_keys(self.key_probs, states.size, rng=rng, secure=secure).reshape(states.shape)
         return states ^ keys, keys
-
-    def sample(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False) -> NDArray[np.int64]:
-        """The public output only."""
-        return self.sample_with_keys(x, rng=rng, secure=secure)[0]
 
     def recover(self, y: ArrayLike, u: ArrayLike) -> NDArray[np.int64]:
         """x = Y XOR U: exact for the key holder (`y`, `u` in 0..N − 1; a pair with y XOR u >= k, which no sample

@@ -37,7 +37,7 @@ from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts
 from .keyed import KeyedMechanism
-from .recoverable import RecoverableMechanism, _circulant, _key_entropies, min_recoverable_randomness
+from .recoverable import RecoverableMechanism, RecoverableViews, _circulant, _key_entropies
 
 __all__ = ["IdentifiableRecoverableMechanism", "identifiable_recoverable_s", "recoverable_factor_bound"]
 
@@ -76,7 +76,7 @@ def recoverable_factor_bound(k: int) -> float:
 
 
 @dataclass(frozen=True, repr=False)
-class IdentifiableRecoverableMechanism(MatrixMechanism):
+class IdentifiableRecoverableMechanism(RecoverableViews, MatrixMechanism):
     """Y = (X + U) mod k with U ~ q_min^s, s = `identifiable_recoverable_s(k, eps)` (coprime to k): the key holder
     recovers X = (Y − U) mod k, the public channel is exactly eps-LDP and invertible (module docstring;
     SRP-Rec-ID), so the public analyst's `estimate` is unbiased for p. `k` >= 2, `eps` > 0 finite (nats); the
@@ -171,29 +171,10 @@ class IdentifiableRecoverableMechanism(MatrixMechanism):
         """H(q_min^s) in bits (closed form)."""
         return float(_key_entropies(self.k, self.eps)[self.s - 1])
 
-    @property
-    def output_entropy_bits(self) -> float:
-        """max_x H(Y | X = x) = H(q_min^s) in bits."""
-        return self.randomness_bits
-
-    @property
-    def min_randomness_bits(self) -> float:
-        """`min_recoverable_randomness(k, eps)`: the least key entropy of any recoverable eps-LDP mechanism."""
-        return min_recoverable_randomness(self.k, self.eps)
-
-    @property
-    def randomness_ratio(self) -> float:
-        """randomness_bits / min_randomness_bits, at most `recoverable_factor_bound(k)`."""
-        return self.randomness_bits / self.min_randomness_bits
-
     def sample_with_keys(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False
                          ) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
         """(y, u) with y = (x + u) mod k (``secure``: keys from the OS CSPRNG, `draw_keys`)."""
         return self.base.sample_with_keys(x, rng=rng, secure=secure)
-
-    def sample(self, x: ArrayLike, *, rng: RNGLike = None, secure: bool = False) -> NDArray[np.int64]:
-        """The public output only."""
-        return self.base.sample(x, rng=rng, secure=secure)
 
     def recover(self, y: ArrayLike, u: ArrayLike) -> NDArray[np.int64]:
         """X = (Y − U) mod k: exact for the key holder."""
