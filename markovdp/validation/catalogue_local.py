@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -340,13 +341,16 @@ def recoverable_public_view(k: int, eps0: float, eps: float) -> RecoverableMecha
     return recoverable(k, eps0)
 
 
+def exact_recovery_failure(mech: Any) -> float:
+    """P(recover(Y, U) != X) of a recoverable mechanism for uniform X, summed exactly over every (x, u)."""
+    table = mech.keyed.table
+    xs, us = np.meshgrid(np.arange(mech.k), np.arange(table.shape[1]), indexing="ij")
+    wrong = mech.recover(table[xs, us], us) != xs
+    return float((wrong * mech.key_probs[us]).sum() / mech.k)
+
+
 def recovery_failure(point: dict, values: dict) -> float:
-    """P(recover(Y, U) != X) for uniform X, summed exactly over every (x, u)."""
-    mech = recoverable(point["k"], point["eps0"])
-    k = mech.k
-    xs, us = np.meshgrid(np.arange(k), np.arange(k), indexing="ij")
-    wrong = mech.recover(mech.table[xs, us], us) != xs
-    return float((wrong * mech.key_probs[us]).sum() / k)
+    return exact_recovery_failure(recoverable(point["k"], point["eps0"]))
 
 
 def recoverable_bits(point: dict, values: dict) -> float:

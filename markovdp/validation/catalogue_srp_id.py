@@ -28,6 +28,7 @@ from ..mechanisms.local.multilevel_hadamard import MultiLevelHadamard
 from ..mechanisms.local.recoverable_hadamard import HadamardRecoverableMechanism
 from ..mechanisms.local.recoverable_id import IdentifiableRecoverableMechanism, recoverable_factor_bound
 from .catalogue import tightness
+from .catalogue_local import exact_recovery_failure
 from .scenario import Scenario, ScenarioVariable
 
 COORDINATES = {
@@ -53,11 +54,7 @@ def identifiable_public_view(k: int, eps0: float, eps: float) -> IdentifiableRec
 
 
 def identifiable_recovery_failure(point: dict, values: dict) -> float:
-    """P(recover(Y, U) != X) for uniform X, summed exactly over every (x, u)."""
-    mech = identifiable(point["k"], point["eps0"])
-    xs, us = np.meshgrid(np.arange(mech.k), np.arange(mech.k), indexing="ij")
-    wrong = mech.recover(mech.keyed.table[xs, us], us) != xs
-    return float((wrong * mech.key_probs[us]).sum() / mech.k)
+    return exact_recovery_failure(identifiable(point["k"], point["eps0"]))
 
 
 def identifiable_sigma_min(point: dict, values: dict) -> float:
@@ -226,11 +223,7 @@ def bent_public_view(k: int, eps0: float, eps: float) -> HadamardRecoverableMech
 
 
 def bent_recovery_failure(point: dict, values: dict) -> float:
-    """P(recover(Y, U) != X) for uniform X, summed exactly over every (x, u)."""
-    mech = bent(point["k"], point["eps0"])
-    xs, us = np.meshgrid(np.arange(mech.k), np.arange(mech.n_outputs), indexing="ij")
-    wrong = mech.recover(mech.keyed.table[xs, us], us) != xs
-    return float((wrong * mech.key_probs[us]).sum() / mech.k)
+    return exact_recovery_failure(bent(point["k"], point["eps0"]))
 
 
 def bent_sigma_min(point: dict, values: dict) -> float:
