@@ -1,0 +1,100 @@
+"""What every study in `simulations/` shares: its command line, its result file and its claim table.
+
+A study is a module ``simulations/NAME.py`` run as ``python -m simulations.NAME [--quick] [--scheduler ...]``. It
+computes an xarray Dataset on the public API of markovdp, checks the seed's claims it covers against what it
+measured, and calls `finish`, which
+
+- writes ``data/NAME.nc`` (``--out``) with the attributes ``command``, ``seed_entropy``, ``markovdp_version``,
+  ``git_commit``, ``created`` and ``claims`` (the claim table as JSON), and its figures beside it (``NAME_*.png``);
+- prints the table **seed claim | seed's value or statement | measured | holds?** at the end.
+
+A claim that does not hold as written is reported as such, with the evidence in ``measured``: studies are never
+tuned until a claim passes. ``holds`` is ``True``, ``False``, or ``None`` where the seed gives nothing that can be
+checked (say why in ``measured``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shlex
+import sys
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+#: The root seed of every study unless ``--seed`` says otherwise (children per grid point and batch).
+DEFAULT_SEED = 20261205
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One row of a study's claim table."""
+
+    claim: str  # the seed's claim, with its THEORY ID, e.g. "BBGG-T1.2: Dobrushin amplifies delta"
+    seed_value: str  # the seed's value or statement, in its own terms
+    measured: str  # what the study measured (numbers, with units where they have one)
+    holds: bool | None  # True, False, or None where the seed gives nothing that can be checked
+
+    @property
+    def verdict(self) -> str:
+        return {True: "yes", False: "NO", None: "n/a"}[self.holds]
+
+
+def parser(name: str, doc: str | None) -> argparse.ArgumentParser:
+    """The command line every study takes: --quick, --scheduler, --seed, --out (default data/NAME.nc)."""
+    p = argparse.ArgumentParser(prog=f"python -m simulations.{name}", description=(doc or name).splitlines()[0])
+    p.add_argument("--quick", action="store_true", help="the small grid (seconds; what the test suite runs)")
+    p.add_argument("--scheduler", default="synchronous",
+                   help="synchronous (default) | threads | processes | a dask scheduler ADDRESS | local (a local "
+                        "dask.distributed cluster)")
+    p.add_argument("--seed", type=int, default=DEFAULT_SEED, help=f"root seed (default {DEFAULT_SEED})")
+    p.add_argument("--out", type=Path, default=Path("data") / f"{name}.nc", help=f"result file (data/{name}.nc)")
+    return p
+
+
+def scheduler(args: argparse.Namespace) -> str | None:
+    """The ``open_executor`` argument for ``--scheduler`` ("local" is a local dask.distributed cluster: None)."""
+    return None if args.scheduler == "local" else args.scheduler
+
+
+def figure_path(args: argparse.Namespace, suffix: str) -> Path:
+    """Where a study's figure goes: beside the result file, ``NAME_suffix.png``."""
+    return args.out.with_name(f"{args.out.stem}_{suffix}.png")
+
+
+def finish(ds: Any, claims: Sequence[Claim], args: argparse.Namespace, argv: Sequence[str] | None = None) -> Path:
+    """Write `ds` with its provenance and claims to ``args.out`` and print the claim table; returns the path."""
+    from markovdp.sweeps import atomic_write
+    from markovdp.sweeps.provenance import created_now, git_commit, markovdp_version
+
+    name = args.out.stem
+    words = sys.argv[1:] if argv is None else list(argv)
+    ds.attrs.update(command=shlex.join(["python", "-m", f"simulations.{name}", *words]),
+                    seed_entropy=int(args.seed), markovdp_version=markovdp_version(), git_commit=git_commit(),
+                    created=created_now(), claims=json.dumps([asdict(c) for c in claims]))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    with atomic_write(args.out) as tmp:
+        ds.to_netcdf(tmp, engine="h5netcdf")
+    print_claims(name, claims)
+    print(f"wrote {args.out}")
+    return args.out
+
+
+def print_claims(name: str, claims: Sequence[Claim]) -> None:
+    """The claim table, as rich renders it (plain text when the output is not a terminal)."""
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table(title=f"{name}: the seed's claims", show_lines=True)
+    for column in ("seed claim", "seed's value or statement", "measured", "holds?"):
+        table.add_column(column, overflow="fold")
+    for c in claims:
+        table.add_row(c.claim, c.seed_value, c.measured, c.verdict)
+    Console(width=160).print(table)
+
+
+def load_claims(ds: Any) -> list[Claim]:
+    """The claims a study stored in its Dataset's attributes."""
+    return [Claim(**row) for row in json.loads(ds.attrs["claims"])]
