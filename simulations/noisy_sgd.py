@@ -372,7 +372,7 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
                 ax.plot(ds["eps"], ds["delta_exact"].sel(r_mc=rr), "-", color=colour)
         ax.set(
             xlabel="eps (nats)",
-            title=("with" if projected else "without") + " projection (-- T5opt, — exact)",
+            title="with projection (-- T5opt; no exact law)" if projected else "without projection (-- T5opt, — exact)",
             ylim=(0, 1),
         )
     axes[0].set_ylabel("delta(eps)")
