@@ -361,17 +361,22 @@ def figures(ds: xr.Dataset, args) -> None:
     import matplotlib.pyplot as plt
 
     b = int(np.argmin(np.abs(ds.eps0.values - 1.0) + np.abs(ds.delta0.values - 0.05) * 10))
-    fig, axes = plt.subplots(1, len(FAMILIES), figsize=(16, 4), sharey=True)
-    for ax, fam in zip(axes, FAMILIES, strict=True):
+    fig, axes = plt.subplots(2, len(FAMILIES), figsize=(16, 7), sharey="row")
+    for j, fam in enumerate(FAMILIES):
         sel = ds.isel(blackbox=b).where(ds.family == fam, drop=True)
         x = 1 - sel.dobrushin.values
-        for t in THEOREMS:
-            ratio = sel.exact.sel(theorem=t) / sel.theorem_delta.sel(theorem=t)
-            ax.plot(x, ratio, "o-", label=t)
-        ax.set_title(f"{fam}: eps0={float(ds.eps0[b])}, delta0={float(ds.delta0[b])}")
-        ax.set_xlabel("mixing strength 1 - dobrushin(K)")
-    axes[0].set_ylabel("tightness: exact delta*(eps_T) / Theorem 1's delta_T")
-    axes[0].legend()
+        for c, t in enumerate(THEOREMS):
+            bound, exact = sel.theorem_delta.sel(theorem=t), sel.exact.sel(theorem=t)
+            axes[0, j].plot(x, exact / bound, "o-", color=f"C{c}", label=t)
+            axes[1, j].plot(x, bound, "o-", color=f"C{c}", label=f"{t} delta_T")
+            axes[1, j].plot(x, exact, "x:", color=f"C{c}", label=f"exact delta*(eps_T), {t}")
+        axes[0, j].set_title(f"{fam}: eps0={float(ds.eps0[b])}, delta0={float(ds.delta0[b])}")
+        axes[1, j].set_yscale("symlog", linthresh=1e-6)
+        axes[1, j].set_xlabel("mixing strength 1 - dobrushin(K)")
+    axes[0, 0].set_ylabel("tightness exact / bound")
+    axes[1, 0].set_ylabel("delta at the theorem's eps")
+    axes[0, 0].legend()
+    axes[1, 0].legend(fontsize=6)
     fig.tight_layout()
     fig.savefig(figure_path(args, "tightness"), dpi=80)
     plt.close(fig)
