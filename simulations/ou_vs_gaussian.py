@@ -238,7 +238,8 @@ def claims_of(ds: xr.Dataset) -> list[Claim]:
         f"{float((at1['ou_mse_mc'] / at1['gm_mse']).max()):.3f})", bool((at1["ratio"] <= 1).all())))
     claims.append(Claim(
         "BBGG-T8 'In particular': (ii) is a case of (i)",
-        "(ii)'s θ, ρ meet θR² <= 4dρ², so E_OU/E_GM <= 1 for all t (every RDP level) with them too",
+        "'In particular, taking θ = …': read as (ii)'s θ, ρ being an instance of (i), i.e. E_OU/E_GM <= 1 for all t "
+        "with them too (the seed does not check (i)'s hypothesis for them)",
         f"(ii)'s (θ, ρ) meet θR² <= 4dρ² only where dΔ²/(2 eps R²) <= 2 (THEORY's note): the hypothesis fails at "
         f"{int(bad.sum())} of {bad.size} (d, R, eps) (dΔ²/(2 eps R²) > 2 at {int((x > 2).sum())}); there max over t "
         f"of E_OU/E_GM is {float(ii_ratio_max.where(bad).min()):.3f} to {float(ii_ratio_max.where(bad).max()):.3f} "
@@ -268,7 +269,7 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
         ax.plot(ds["t"], stacked.isel(point=n), color="C3" if bool(bad.isel(point=n)) else "C0", lw=0.8)
     ax.axhline(1.0, color="k", lw=0.8)
     ax.axvline(1.0, color="0.5", lw=0.8, ls=":")
-    ax.set(xscale="log", yscale="log", xlabel="t", ylabel="E_OU / E_GM at ||f|| = R (equal RDP)",
+    ax.set(xscale="log", yscale="log", ylim=(1e-8, 1e3), xlabel="t", ylabel="E_OU / E_GM at ||f|| = R (equal RDP)",
            title="BBGG-T8 (ii) parameters; red: θR² > 4dρ²")
     z = np.concatenate([_z(ds["free_ratio_mc"], ds["free_ratio_mc_se"], ds["free_ratio"]),
                         _z(ds["ou_mse_mc"], ds["ou_mse_se"], ds["ou_mse"]),
@@ -284,8 +285,9 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
 
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     at1 = ds.sel(t=1.0)
-    x = (at1["d"] * DELTA**2 / (2 * at1["eps"] * at1["R"] ** 2)).values.ravel()
-    ax.plot(x, (at1["ou_mse_mc"] / at1["gm_mse"]).values.ravel(), "o", ms=4, label="Monte Carlo E_OU / E_GM")
+    y = at1["ou_mse_mc"] / at1["gm_mse"]
+    x = (at1["d"] * DELTA**2 / (2 * at1["eps"] * at1["R"] ** 2)).transpose(*y.dims).values.ravel()
+    ax.plot(x, y.values.ravel(), "o", ms=4, label="Monte Carlo E_OU / E_GM")
     xs = np.logspace(np.log10(x.min()), np.log10(x.max()), 200)
     ax.plot(xs, 1.0 / (1.0 + xs), "k", label="(1 + dΔ²/(2 eps R²))^(−1)")
     ax.set(xscale="log", yscale="log", xlabel="dΔ²/(2 eps R²)", ylabel="ratio at t = 1", title="BBGG-T8 (ii)")
