@@ -27,15 +27,14 @@ import numpy as np
 import xarray as xr
 
 import markovdp as md
-from markovdp._random import point_key, task_seed
-from markovdp.diffusions.mse import (
+from markovdp.diffusions import (
     matched_gaussian_mse,
     ou_mse,
     ou_mse_ratio,
     ou_theorem8_condition,
     post_processed_gaussian_mse,
 )
-from markovdp.sweeps import atomic_write, open_executor
+from markovdp.sweeps import atomic_write, open_executor, point_key, task_seed
 
 GRID = {"theta": [0.1, 0.5, 1.0, 2.0, 5.0], "rho": [0.25, 0.5, 1.0, 2.0],
         "t": list(np.logspace(-3.0, 1.5, 28)), "dim": [1, 4, 16], "radius": [0.5, 1.0, 2.0, 4.0]}
