@@ -70,7 +70,9 @@ def test_linear_chain_numbers_against_the_gaussian_closed_forms(quick):
         for r in ds.r.values:
             geometric = sum(L ** (2 * j) for j in range(r))
             exact = alpha * L ** (2 * r) / (2 * (s1**2 * L ** (2 * r) + s**2 * geometric))
-            assert ds.t4_exact.sel(t4_L=L, r=r).item() == pytest.approx(exact, rel=1e-9)
+            assert ds.t4_exact_closed.sel(t4_L=L, r=r).item() == pytest.approx(exact, rel=1e-12)
+            library = ds.t4_exact.sel(t4_L=L, r=r).item()  # a certified upper bound, within 2^-10 of the truth
+            assert exact * (1 - 1e-12) <= library <= exact * (1 + 2.0**-10)
             assert ds.t4_bound.sel(t4_L=L, r=r).item() == pytest.approx(alpha * L ** (r + 1) / (2 * r * s**2), 1e-12)
             opt = alpha * L**2 / (2 * s**2 * sum(L ** (-2 * j) for j in range(r)))
             assert ds.t4opt_bound.sel(t4_L=L, r=r).item() == pytest.approx(opt, rel=1e-12)
