@@ -8,6 +8,7 @@ conversion `rdp_to_dp` (STD-RDP2DP) for the delta-side curve.
 
 from __future__ import annotations
 
+import itertools
 import math
 
 import mpmath as mp
@@ -242,3 +243,17 @@ def test_bbgg_e2_rule_is_never_below_the_exact_laplace_pipeline(l1, l2, delta):
     alphas = np.array([1.1, 2.0, 5.0, 20.0])
     assert np.all(np.asarray(md.renyi_profile(pipeline, alphas)) <= bound.renyi(alphas) * (1 + 1e-9))
     assert np.all(np.asarray(md.privacy_profile(pipeline, EPS)) <= bound.delta(EPS) * (1 + 1e-9) + 1e-12)
+
+
+def test_bbgg_e1_rule_is_never_below_the_exact_rational_value():
+    """A reported bound is never below the truth, in floats too: the BBGG-E1 curve against alpha Δ²/(2(s1² + s2²))
+    in exact rational arithmetic of the same float inputs (it was 1 ulp below on some of these points)."""
+    from fractions import Fraction
+
+    from markovdp.guarantees.coupling import iterated_gaussian_rdp
+
+    grid = np.geomspace(0.1, 10.0, 5)
+    for s1, s2, delta, alpha in itertools.product(grid, grid, (0.5, 1.0, 3.0), (1.5, 2.0, 7.0, 64.0)):
+        got = Fraction(float(iterated_gaussian_rdp(alpha, sensitivity=delta, sigma1=s1, sigma2=s2)))
+        exact = Fraction(alpha) * Fraction(delta) ** 2 / (2 * (Fraction(s1) ** 2 + Fraction(s2) ** 2))
+        assert exact <= got <= exact * (1 + Fraction(1, 2**46))
