@@ -14,8 +14,9 @@ from scipy.stats import binom
 from simulations import ldp_contraction as study
 
 CLAIMS = ("AAC-T1", "AAC-eta", "AAC-phi: every", "AAC-phi: phi_n", "AAC-phi (appendix)", "AAC-LeCam: effective",
-          "AAC-LeCam: phi n vs", "AAC-Fano: Fano", "AAC-Fano (appendix)", "AAC-Fano: l2", "AAC-Bayes: the E_gamma",
-          "AAC-Bayes: 0.08", "AAC-Test", "AAC-MI: I(X; Z) <= 3", "AAC-MI: an upper")
+          "AAC-LeCam: phi n vs", "AAC-LeCam-mean: bounded", "AAC-LeCam-mean: finite", "AAC-Fano: Fano",
+          "AAC-Fano (appendix)", "AAC-Fano: l2", "AAC-Bayes: the E_gamma", "AAC-Bayes: 0.08", "AAC-Test",
+          "AAC-MI: I(X; Z) <= 3", "AAC-MI: an upper")
 
 
 @pytest.fixture(scope="module")
@@ -56,6 +57,16 @@ def test_power_reading_witness_is_tanh_half_eps(quick_run):
     ds = quick_run[2]
     expected = np.tanh(ds.pn_eps.values / 2)[:, None] * np.ones(ds.sizes["pn_n"])
     np.testing.assert_allclose(ds.pn_tv_witness.values, expected, rtol=1e-12)
+
+
+def test_e_gamma_power_witness_is_the_one_channel_value(quick_run):
+    # (0, ..., 0) vs (1, 0, ..., 0) through the n-fold product: E_gamma equals that of rows 0 and 1 of the one
+    # channel 0.8 uniform + 0.2 identity (the other coordinates cancel), computed here in numpy
+    ds = quick_run[2]
+    K = 0.8 / 3 + 0.2 * np.eye(3)
+    one = np.maximum(K[0] - np.exp(ds.attrs["pn_hs_eps"]) * K[1], 0.0).sum()
+    np.testing.assert_allclose(ds.pn_hs_witness.values, one, rtol=1e-12)
+    assert one <= ds.attrs["pn_hs_delta"] + 1e-12
 
 
 def test_crossing_of_effective_sample_sizes_with_mpmath(quick_run):
