@@ -542,6 +542,18 @@ def figures(ds: xr.Dataset, args) -> None:
     plt.close(fig)
 
     fig, ax = plt.subplots(figsize=(5, 3.5))
+    for j, n in enumerate(ds.pn_n.values):
+        line, = ax.semilogy(ds.pn_eps, ds.pn_tv_power[:, j], "--", label=f"phi^n, n = {n}")
+        ax.semilogy(ds.pn_eps, ds.pn_tv_phi_n[:, j], ":", color=line.get_color(), label=f"phi_n, n = {n}")
+    ax.semilogy(ds.pn_eps, ds.pn_tv_witness[:, 0], "ko-", label="TV through RR^n (one coordinate differs)")
+    ax.set_xlabel("eps (nats)")
+    ax.set_ylabel("TV contraction")
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    fig.savefig(figure_path(args, "phi_n"), dpi=120)
+    plt.close(fig)
+
+    fig, ax = plt.subplots(figsize=(5, 3.5))
     ax.semilogx(ds.bayes_eps, ds.bayes_best_risk, "o-", label="least Bayes risk, all LDP channels")
     ax.semilogx(ds.bayes_eps, ds.bayes_le_cam, "s--", label="Le Cam bound")
     ax.semilogx(ds.bayes_eps, ds.bayes_e_gamma, "^--", label="E_gamma bound")
