@@ -33,7 +33,6 @@ accepted for the shared command line and not used. Run: ``python -m simulations.
 from __future__ import annotations
 
 import math
-import warnings
 from itertools import product
 
 import numpy as np
@@ -498,16 +497,14 @@ def run(quick: bool, seed: int, scheduler: str | None) -> tuple[xr.Dataset, list
              mean_n=(100, 1000, 10000), fano=500, pk=(16, 32, 64, 128),
              l2=(16, 32, 64, 128), bayes_m=100, bayes_eps=np.geomspace(0.05, 8.0, 25), test_n=(10, 100, 1000, 10000),
              test_ch=500, mi_k=(2, 3, 4), mi_eps=np.array([0.1, 0.5, 1.0, 2.0, 5.0]))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        parts = [t1_and_two_point(rngs[0], *sz["t1"]), phi_contraction(rngs[1], *sz["phi"]),
-                 phi_n_vs_power(rngs[2], np.array([0.1, 0.5, 1.0, 2.0]), sz["pn"], sz["pn_laws"])]
-        lc, crossing = le_cam(np.array([0.1, 0.224, 0.5, 1.0, 2.0]), (10, 100, 1000))
-        parts += [lc, mean_le_cam(sz["mean_eps"], sz["mean_n"], not quick),
-                  fano(rngs[3], sz["fano"], sz["pk"], sz["l2"])]
-        bds, facts = bayes(sz["bayes_eps"], sz["bayes_m"])
-        parts += [bds, testing(rngs[4], sz["test_n"], sz["test_ch"]),
-                  mutual_information(sz["mi_k"], sz["mi_eps"], (0.0, 0.1))]
+    parts = [t1_and_two_point(rngs[0], *sz["t1"]), phi_contraction(rngs[1], *sz["phi"]),
+             phi_n_vs_power(rngs[2], np.array([0.1, 0.5, 1.0, 2.0]), sz["pn"], sz["pn_laws"])]
+    lc, crossing = le_cam(np.array([0.1, 0.224, 0.5, 1.0, 2.0]), (10, 100, 1000))
+    parts += [lc, mean_le_cam(sz["mean_eps"], sz["mean_n"], not quick),
+              fano(rngs[3], sz["fano"], sz["pk"], sz["l2"])]
+    bds, facts = bayes(sz["bayes_eps"], sz["bayes_m"])
+    parts += [bds, testing(rngs[4], sz["test_n"], sz["test_ch"]),
+              mutual_information(sz["mi_k"], sz["mi_eps"], (0.0, 0.1))]
     ds = xr.merge(parts, combine_attrs="no_conflicts")
     ds.attrs.update(t1_pairs=sz["t1"][1], phi_pairs=sz["phi"][1], pn_laws=sz["pn_laws"], quick=int(quick))
     return ds, claims_of(ds, crossing, facts)
