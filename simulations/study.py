@@ -85,13 +85,14 @@ def finish(ds: Any, claims: Sequence[Claim], args: argparse.Namespace, argv: Seq
 def print_claims(name: str, claims: Sequence[Claim]) -> None:
     """The claim table, as rich renders it (plain text when the output is not a terminal)."""
     from rich.console import Console
+    from rich.markup import escape
     from rich.table import Table
 
     table = Table(title=f"{name}: the seed's claims", show_lines=True)
     for column in ("seed claim", "seed's value or statement", "measured", "holds?"):
         table.add_column(column, overflow="fold")
     for c in claims:
-        table.add_row(c.claim, c.seed_value, c.measured, c.verdict)
+        table.add_row(escape(c.claim), escape(c.seed_value), escape(c.measured), c.verdict)  # "[0, 1]" is not markup
     Console(width=160).print(table)
 
 

@@ -10,11 +10,11 @@ from simulations.study import Claim, finish, load_claims, parser
 
 def test_finish_writes_provenance_and_claims_and_prints_the_table(tmp_path, capsys):
     args = parser("toy", "A toy study.").parse_args(["--quick", "--out", str(tmp_path / "toy.nc"), "--seed", "7"])
-    claims = [Claim("X-1: a holds", "a = 1", "a = 1.0000", True), Claim("X-2: b", "b < 1", "b = 1.3", False),
+    claims = [Claim("X-1: a holds", "a in [0, 1]", "a = 1.0000", True), Claim("X-2: b", "b < 1", "b = 1.3", False),
               Claim("X-3: c", "no formula", "c = 0.2 (nothing to compare)", None)]
     path = finish(xr.Dataset({"a": ("i", np.arange(3.0))}), claims, args, argv=["--quick", "--seed", "7"])
     out = capsys.readouterr().out
-    for words in ("seed claim", "seed's value or statement", "measured", "holds?", "X-2: b", "NO", "n/a"):
+    for words in ("seed claim", "seed's value or statement", "measured", "holds?", "X-2: b", "NO", "n/a", "[0, 1]"):
         assert words in out
     ds = xr.load_dataset(path, engine="h5netcdf")
     assert ds.attrs["command"] == "python -m simulations.toy --quick --seed 7"
