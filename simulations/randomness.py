@@ -361,7 +361,7 @@ def claims(ds: xr.Dataset) -> list[Claim]:
     out.append(
         Claim(
             "SRP-D: XOR example Y = X xor U",
-            "U ~ [e^eps/(e^eps+1), 1/(e^eps+1)] gives eps-LDP with H2(e^eps/(e^eps+1)) bits",
+            "U ~ (e^eps/(e^eps+1), 1/(e^eps+1)) gives eps-LDP with H2(e^eps/(e^eps+1)) bits",
             f"eps = {fmt(ds.xor_eps.values)}: max |exact eps − eps| = {xor_gap:.1e} nats, "
             f"max |H(U) − H2| = {bits_gap:.1e} bits",
             xor_gap < 1e-9 and bits_gap < 1e-9,
@@ -621,7 +621,7 @@ def budget_claims(ds: xr.Dataset) -> list[Claim]:
             f"k = {ds.attrs['r_k']}, eps = {ds.attrs['r_eps']}, n = {ds.attrs['r_n']}: worst l2² risk at R = "
             f"{fmt(R, 3)} bits: {fmt(worst, 4)} (non-increasing over R > 0: {monotone}; "
             f"the R = 0 guess 1 − 1/k beats the unbiased estimate up to R = {beaten:.3f} "
-            "bits, so the minimax bound is their running minimum); "
+            "bits (0: nowhere), so the minimax bound is their running minimum); "
             f"|risk − BH risk| for R >= H2 = {bh_bits:.3f}: {endpoint:.1e}; max certified eps − eps = {cert:.1e}; "
             f"H(Y|X, j) <= R: {bits_ok}; exact risk inside the MC {ds.attrs['r_confidence']:.0%} CI at "
             f">= 80% of R > 0: {inside}",
