@@ -1,0 +1,38 @@
+"""The studies' committed results (data/), their page (docs/studies.md) and data/README.md agree (issue 16 §1, §3).
+
+Each study's own test (tests/test_study_NAME.py) runs it at --quick; this file checks what is committed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import xarray as xr
+
+from simulations.claims_page import STUDIES, page
+from simulations.study import load_claims
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = ROOT / "data"
+
+
+@pytest.mark.parametrize("name", list(STUDIES))
+def test_every_study_has_its_script_its_quick_result_and_a_line_in_data_readme(name):
+    assert (ROOT / "simulations" / f"{name}.py").exists()
+    assert f"python -m simulations.{name} --quick" in (DATA / "README.md").read_text(encoding="utf-8")
+    with xr.open_dataset(DATA / f"{name}.nc", engine="h5netcdf") as ds:
+        assert ds.attrs["command"].startswith(f"python -m simulations.{name} --quick")
+        assert {"seed_entropy", "markovdp_version", "git_commit", "created"} <= set(ds.attrs)
+        claims = load_claims(ds)
+    assert claims and all(c.holds in (True, False, None) for c in claims)
+    assert list(DATA.glob(f"{name}_*.png")), f"no figure of {name} in data/"
+
+
+def test_docs_studies_page_is_what_the_committed_results_give():
+    """Rerun `python -m simulations.claims_page` after rerunning a study."""
+    assert (ROOT / "docs" / "studies.md").read_text(encoding="utf-8") == page(DATA)
+
+
+def test_the_committed_results_are_small():
+    total = sum(p.stat().st_size for p in DATA.iterdir() if p.is_file())
+    assert total < 5 * 2**20, f"data/ holds {total / 2**20:.1f} MiB (issue 16: < 5 MB of quick results)"
