@@ -261,7 +261,8 @@ def test_mkdocs_build_strict_documents_every_public_name(tmp_path):
         html = (site / "api" / file.removesuffix(".md") / "index.html").read_text()
         missing += [f"{file}: {name} ({ident})" for name, ident in entries if f'id="{ident}"' not in html]
     assert not missing, "names without their entry in the API reference:\n" + "\n".join(missing)
-    for page in ("getting-started", "reading-the-report", "cluster", "benchmarks", "tour", "theory"):
+    for page in ("getting-started", "reading-the-report", "cluster", "benchmarks", "tour", "theory",
+                 "theory-bbgg-mixing", "theory-aac", "theory-srp", "theory-standard-facts", "api/subpackage-names"):
         assert (site / page / "index.html").exists(), f"the site lacks {page}"
 
 
