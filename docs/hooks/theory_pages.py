@@ -79,6 +79,16 @@ FAMILIES = (
     ),
 )
 
+#: How the sheet is cut, said on every family page.
+GROUPING = (
+    "*How the sheet is grouped:* by the IDs' prefixes, in the sheet's order. The sections before the first paper's "
+    "ID are the [ground rules](theory-ground-rules.md); BBGG follows the paper's sections — "
+    f"[§3]({FAMILIES[1][0]}) ({', '.join(BBGG_MIXING)}), [§5]({FAMILIES[3][0]}) ({', '.join(BBGG_DIFFUSION)}) and "
+    f"[§4]({FAMILIES[2][0]}) every other BBGG ID; [AAC]({FAMILIES[4][0]}) and [SRP]({FAMILIES[5][0]}) take their "
+    f"prefixes; the [STD facts]({FAMILIES[6][0]}) after the papers have a page of their own. A `###` sub-ID stays "
+    "with its `##` section."
+)
+
 
 def sections(text: str | None = None) -> list[tuple[str, str]]:
     """(ID, markdown) of every `## ` section of the sheet that states a result, in order; a section's markdown
@@ -215,7 +225,7 @@ def page_markdown(title: str, intro: str, entries: list[tuple[str, str]], top: d
     parts = [
         f"# {title}\n\n{intro}\n\nEach section below is copied at every build from "
         "[the complete theory sheet](theory.md), followed by the public API its **Code.** paragraph names.\n\n"
-        f"| ID | result |\n|---|---|\n{rows}\n"
+        f"{GROUPING}\n\n| ID | result |\n|---|---|\n{rows}\n"
     ]
     for _, body in entries:
         api = api_entries(body, top, sub)
