@@ -101,7 +101,7 @@ ax.legend(fontsize=7)
 fig.tight_layout()
 
 # %% [markdown]
-# ## Mutual information: the largest over LDP channels against 3ε (bits or nats as the study stores them)
+# ## Mutual information (nats): the largest over LDP channels against 3ε
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.8))
@@ -109,6 +109,6 @@ for delta in ds.mi_delta.values:
     for k in ds.mi_k.values:
         ax.plot(ds.mi_eps, ds.mi_max.sel(mi_delta=delta, mi_k=k), "o-", label=f"max MI, k={k}, delta={delta:g}")
 ax.plot(ds.mi_eps, ds.mi_3eps, "k--", label="3 eps")
-ax.set(xlabel="eps (nats)", ylabel="mutual information")
+ax.set(xlabel="eps (nats)", ylabel="mutual information (nats)")
 ax.legend(fontsize=7)
 fig.tight_layout()
