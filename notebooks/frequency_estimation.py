@@ -16,9 +16,6 @@
 # %%
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import xarray as xr
 
@@ -65,8 +62,9 @@ fig2, (ax_hh, ax_proj) = plt.subplots(1, 2, figsize=(9, 3.6))
 at = ds.sel(k=int(ds["k"].max()), n=n).mean("rep")
 for mechanism in ds["mechanism"].values:
     ax_hh.plot(ds["eps"], at["linf_frequencies"].sel(mechanism=mechanism), marker="o", label=str(mechanism))
-    ax_proj.plot(ds["eps"], (at["l2sq_projected"] / at["l2sq"]).sel(mechanism=mechanism), marker="o",
-                 label=str(mechanism))
+    ax_proj.plot(
+        ds["eps"], (at["l2sq_projected"] / at["l2sq"]).sel(mechanism=mechanism), marker="o", label=str(mechanism)
+    )
 ax_hh.set_xlabel("eps (nats)")
 ax_hh.set_ylabel("mean l∞ error on frequencies")
 ax_hh.set_yscale("log")

@@ -17,8 +17,6 @@
 from pathlib import Path
 
 import matplotlib
-
-matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
@@ -50,8 +48,13 @@ norm = matplotlib.colors.LogNorm(vmin=float(c.min()), vmax=float(c.max()))
 cmap = plt.get_cmap("viridis")
 for n in range(stacked.sizes["point"]):
     theta = float(stacked["theta"].isel(point=n))
-    ax.plot(theta * ds["t"], stacked.isel(point=n), color=cmap(norm(float(c_point.isel(point=n)))), lw=0.8,
-            ls="-" if bool(hypothesis.isel(point=n)) else "--")
+    ax.plot(
+        theta * ds["t"],
+        stacked.isel(point=n),
+        color=cmap(norm(float(c_point.isel(point=n)))),
+        lw=0.8,
+        ls="-" if bool(hypothesis.isel(point=n)) else "--",
+    )
 ax.axhline(1.0, color="k", lw=0.8)
 ax.set_xscale("log")
 ax.set_yscale("log")
@@ -68,7 +71,7 @@ fig.colorbar(matplotlib.cm.ScalarMappable(norm=norm, cmap=cmap), ax=ax, label="c
 z = ((ds["ratio_mc"] - ds["ratio"]) / ds["ratio_mc_se"]).values.ravel()
 ax_mc.hist(z, bins=30, density=True, color="0.6")
 grid = np.linspace(-4, 4, 200)
-ax_mc.plot(grid, np.exp(-grid**2 / 2) / np.sqrt(2 * np.pi), "k")
+ax_mc.plot(grid, np.exp(-(grid**2) / 2) / np.sqrt(2 * np.pi), "k")
 ax_mc.set_xlabel("(Monte Carlo − closed form) / standard error")
 ax_mc.set_title("E_OU by simulation")
 fig.tight_layout()
