@@ -17,40 +17,17 @@
 # study runs first.
 
 # %%
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import matplotlib.pyplot as plt
-import pandas as pd
-import xarray as xr
 
-from simulations.study import load_claims
+from simulations.study import claims_frame, load_result
 
-DATA = Path(os.environ.get("MARKOVDP_DATA", "data")) / "ou_vs_gaussian.nc"
-if not DATA.exists():  # run the quick study (its `main`), which writes DATA and its figures beside it
-    subprocess.run([sys.executable, "-m", "simulations.ou_vs_gaussian", "--quick", "--out", str(DATA)], check=True)
-ds = xr.load_dataset(DATA, engine="h5netcdf")
-print(
-    ds.attrs["command"],
-    "| markovdp",
-    ds.attrs["markovdp_version"],
-    "| commit",
-    ds.attrs["git_commit"][:12],
-    "|",
-    ds.attrs["created"],
-)
+ds = load_result("ou_vs_gaussian")
 
 # %% [markdown]
 # ## The seed's claims: seed claim | seed's value or statement | measured | holds?
 
 # %%
-pd.set_option("display.max_colwidth", None)
-claims = pd.DataFrame(
-    [(c.claim, c.seed_value, c.measured, c.verdict) for c in load_claims(ds)],
-    columns=["seed claim", "seed's value or statement", "measured", "holds?"],
-)
+claims = claims_frame(ds)
 print(claims["holds?"].value_counts().to_dict())
 claims
 

@@ -96,6 +96,32 @@ def print_claims(name: str, claims: Sequence[Claim]) -> None:
     Console(width=160).print(table)
 
 
+def load_result(name: str) -> Any:
+    """The Dataset of study `name` for a notebook: ``$MARKOVDP_DATA/NAME.nc`` (default ``data/``), made first by the
+    quick study when it is missing (its `main` writes the file and its figures); prints where it came from."""
+    import os
+    import subprocess
+
+    import xarray as xr
+
+    path = Path(os.environ.get("MARKOVDP_DATA", "data")) / f"{name}.nc"
+    if not path.exists():
+        subprocess.run([sys.executable, "-m", f"simulations.{name}", "--quick", "--out", str(path)], check=True)
+    ds = xr.load_dataset(path, engine="h5netcdf")
+    print(ds.attrs["command"], "| markovdp", ds.attrs["markovdp_version"], "| commit", ds.attrs["git_commit"][:12],
+          "|", ds.attrs["created"])
+    return ds
+
+
+def claims_frame(ds: Any) -> Any:
+    """The claim table of a study's Dataset as a pandas DataFrame (full cell widths), for a notebook."""
+    import pandas as pd
+
+    pd.set_option("display.max_colwidth", None)
+    return pd.DataFrame([(c.claim, c.seed_value, c.measured, c.verdict) for c in load_claims(ds)],
+                        columns=["seed claim", "seed's value or statement", "measured", "holds?"])
+
+
 def load_claims(ds: Any) -> list[Claim]:
     """The claims a study stored in its Dataset's attributes."""
     return [Claim(**row) for row in json.loads(ds.attrs["claims"])]

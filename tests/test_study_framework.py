@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from simulations.study import Claim, finish, load_claims, parser
+from simulations.study import Claim, claims_frame, finish, load_claims, load_result, parser
 
 
 def test_finish_writes_provenance_and_claims_and_prints_the_table(tmp_path, capsys):
@@ -21,3 +21,16 @@ def test_finish_writes_provenance_and_claims_and_prints_the_table(tmp_path, caps
     assert ds.attrs["seed_entropy"] == 7
     assert {"markovdp_version", "git_commit", "created"} <= set(ds.attrs)
     assert load_claims(ds) == claims
+
+
+def test_a_notebook_loads_a_result_and_its_claim_table(tmp_path, monkeypatch, capsys):
+    """`load_result` reads $MARKOVDP_DATA/NAME.nc (printing its provenance); `claims_frame` is the stored table."""
+    args = parser("toy", "A toy study.").parse_args(["--out", str(tmp_path / "toy.nc")])
+    claims = [Claim("X-1", "a = 1", "a = 1.0", True), Claim("X-2", "b < 1", "b = 1.3", False)]
+    finish(xr.Dataset({"a": ("i", np.arange(3.0))}), claims, args, argv=[])
+    monkeypatch.setenv("MARKOVDP_DATA", str(tmp_path))
+    ds = load_result("toy")
+    assert "python -m simulations.toy" in capsys.readouterr().out
+    frame = claims_frame(ds)
+    assert list(frame.columns) == ["seed claim", "seed's value or statement", "measured", "holds?"]
+    assert frame.values.tolist() == [["X-1", "a = 1", "a = 1.0", "yes"], ["X-2", "b < 1", "b = 1.3", "NO"]]
