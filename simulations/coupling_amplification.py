@@ -39,7 +39,7 @@ import xarray as xr
 
 import markovdp as md
 from markovdp.guarantees import lipschitz_path_rdp
-from simulations.study import Claim, figure_path, finish, parser
+from simulations.study import Claim, figure_path, run_study
 
 NAME = "coupling_amplification"
 ALPHAS = np.array([1.5, 2.0, 5.0, 10.0, 100.0])
@@ -480,11 +480,7 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(NAME, __doc__).parse_args(argv)
-    ds, found = run(args.quick, args.seed, args.scheduler)
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures(ds, args)
-    finish(ds, found, args, argv)
+    run_study(NAME, __doc__, run, figures, argv)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ import numpy as np
 import xarray as xr
 
 import markovdp as md
-from simulations.study import Claim, figure_path, finish, parser, scheduler
+from simulations.study import Claim, figure_path, run_study
 
 NAME = "diffusion_mechanisms"
 DELTA = 1.0  # L2 sensitivity of the query
@@ -363,11 +363,7 @@ def figures(ds: xr.Dataset, args: Any) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(NAME, __doc__).parse_args(argv)
-    ds, claims = run(args.quick, args.seed, scheduler(args))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures(ds, args)
-    finish(ds, claims, args, argv)
+    run_study(NAME, __doc__, run, figures, argv)
 
 
 if __name__ == "__main__":

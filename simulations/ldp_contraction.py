@@ -42,7 +42,7 @@ from scipy.stats import norm
 
 import markovdp as md
 import markovdp.guarantees as mg
-from simulations.study import Claim, figure_path, finish, parser, scheduler
+from simulations.study import Claim, figure_path, run_study
 
 NAME = "ldp_contraction"
 #: The gammas (as log gamma, nats) of the E_gamma contraction ratios.
@@ -566,11 +566,7 @@ def figures(ds: xr.Dataset, args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(NAME, __doc__).parse_args(argv)
-    ds, claims = run(args.quick, args.seed, scheduler(args))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures(ds, args)
-    finish(ds, claims, args, argv)
+    run_study(NAME, __doc__, run, figures, argv)
 
 
 if __name__ == "__main__":

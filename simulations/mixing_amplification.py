@@ -29,7 +29,7 @@ import numpy as np
 import xarray as xr
 
 import markovdp as md
-from simulations.study import Claim, figure_path, finish, parser, scheduler
+from simulations.study import Claim, figure_path, run_study
 
 NAME = "mixing_amplification"
 FAMILIES = ("rr", "bsc", "lazy", "random")
@@ -395,11 +395,7 @@ def figures(ds: xr.Dataset, args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(NAME, __doc__).parse_args(argv)
-    ds, found = run(args.quick, args.seed, scheduler(args))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures(ds, args)
-    finish(ds, found, args, argv)
+    run_study(NAME, __doc__, run, figures, argv)
 
 
 if __name__ == "__main__":

@@ -32,7 +32,7 @@ import markovdp as md
 from markovdp.guarantees import noisy_sgd_convex_rdp, public_steps_needed
 from markovdp.sweeps import open_executor
 from simulations import public_steps
-from simulations.study import Claim, figure_path, finish, parser, scheduler
+from simulations.study import Claim, figure_path, run_study
 
 NAME = "noisy_sgd"
 N, ETA, SIGMA, RADIUS = 30, 0.5, 1.0, 1.0
@@ -397,11 +397,7 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(NAME, __doc__).parse_args(argv)
-    ds, found = run(args.quick, args.seed, scheduler(args))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures(ds, args)
-    finish(ds, found, args, argv)
+    run_study(NAME, __doc__, run, figures, argv)
 
 
 if __name__ == "__main__":

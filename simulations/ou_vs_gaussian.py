@@ -44,7 +44,7 @@ from markovdp.diffusions import (
 )
 from markovdp.sweeps import open_executor, point_key, task_seed
 from simulations import ou_mse as free_sweep
-from simulations.study import Claim, figure_path, finish, parser, scheduler
+from simulations.study import Claim, figure_path, run_study
 
 NAME = "ou_vs_gaussian"
 DELTA = 1.0  # the L2 sensitivity of f
@@ -298,11 +298,7 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(NAME, __doc__).parse_args(argv)
-    ds, claims = run(args.quick, args.seed, scheduler(args))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures(ds, args)
-    finish(ds, claims, args, argv)
+    run_study(NAME, __doc__, run, figures, argv)
 
 
 if __name__ == "__main__":

@@ -44,7 +44,7 @@ from markovdp.mechanisms.local import (
     q_min,
 )
 from simulations.frequency_estimation import LOSSES, point_losses, zipf_law
-from simulations.study import Claim, figure_path, finish, parser, scheduler
+from simulations.study import Claim, figure_path, run_study
 
 NAME = "randomness"
 TABLE1 = ("RAPPOR", "GRR", "HR", "BH")  # SRP's Table 1 (RR is the registry's GRR)
@@ -685,11 +685,7 @@ def figures(ds: xr.Dataset, args) -> None:
 
 
 def main(argv: list[str] | None = None) -> None:
-    args = parser(NAME, __doc__).parse_args(argv)
-    ds, found = run(args.quick, args.seed, scheduler(args))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures(ds, args)
-    finish(ds, found, args, argv)
+    run_study(NAME, __doc__, run, figures, argv)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ import argparse
 import json
 import shlex
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -80,6 +80,17 @@ def finish(ds: Any, claims: Sequence[Claim], args: argparse.Namespace, argv: Seq
     print_claims(name, claims)
     print(f"wrote {args.out}")
     return args.out
+
+
+def run_study(name: str, doc: str | None, run: Callable[[bool, int, str | None], tuple[Any, list[Claim]]],
+              figures: Callable[[Any, argparse.Namespace], None], argv: Sequence[str] | None = None) -> Path:
+    """A study's `main`: parse the command line, ``run(quick, seed, scheduler)``, draw ``figures(ds, args)`` beside
+    the result file, then `finish` (write it and print the claim table)."""
+    args = parser(name, doc).parse_args(argv)
+    ds, claims = run(args.quick, args.seed, scheduler(args))
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    figures(ds, args)
+    return finish(ds, claims, args, argv)
 
 
 def print_claims(name: str, claims: Sequence[Claim]) -> None:
