@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -11,6 +12,7 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from ..._profiles import pure_epsilon
 from ..._random import RNGLike
 from ..._validation import (
     check_eps,
@@ -102,6 +104,30 @@ def min_recoverable_randomness(k: int, eps: float) -> float:
     eps = 800 the value (~1e-344 bits) rounds to 0.0, while `q_min`, which builds the law, refuses eps >~ 708.
     """
     return float(_key_entropies(check_int("k", k, minimum=2), float(check_eps("eps", eps))).min())
+
+
+def shaded_eps(eps: float, key_law: Callable[[float], NDArray[np.float64]]) -> float:
+    """The eps to build a two-level key law at so that it is exactly eps-LDP in floats: the first of
+    eps − i · step, i = 0..63, step = max(ulp(eps), 2^-54), at which the float law ``key_law(built)`` has an exact
+    D_inf ratio (`pure_epsilon` of its largest and smallest entries, the channel's exact eps when every column holds
+    both, AAC-T1) <= eps and fl(e^eps) · min >= max (so ``dobrushin(Q, eps) == 0.0`` too). Rounding can lift the
+    ratio a few 1e-16 above eps; the declared eps must bound the channel that is certified and sampled.
+
+    Raises ValueError naming `eps` when no such law exists (eps so small that the float law is uniform)."""
+    step = max(math.ulp(eps), 2.0**-54)
+    for i in range(64):
+        built = eps - i * step
+        if built <= 0.0:
+            break
+        law = key_law(built)
+        hi, lo = float(law.max()), float(law.min())
+        if hi == lo:  # the float law is uniform: the channel would have rank 1
+            break
+        if pure_epsilon(hi, lo) <= eps and math.exp(eps) * lo >= hi:
+            return built
+    raise fail("eps", "large enough (about 1e-14 or more) that some key law with eps_built in "
+               "(eps − 64 max(ulp(eps), 2^-54), eps] has two distinct float values and is exactly eps-LDP "
+               "in floats", eps)
 
 
 class RecoverableViews:

@@ -30,7 +30,6 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..._profiles import pure_epsilon
 from ..._random import RNGLike
 from ..._validation import (
     check_int,
@@ -48,7 +47,7 @@ from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts
 from .keyed import KeyedMechanism, draw_keys
-from .recoverable import RecoverableViews
+from .recoverable import RecoverableViews, shaded_eps
 
 __all__ = ["HadamardRecoverableMechanism"]
 
@@ -133,27 +132,13 @@ class HadamardRecoverableMechanism(RecoverableViews, MatrixMechanism):
 
     @cached_property
     def eps_built(self) -> float:
-        """The eps the key law is built at: the first of eps − i · step, i = 0..63, step = max(ulp(eps), 2^-54),
-        at which the float law's exact D_inf ratio (`pure_epsilon` of its two values; column 2^m of the channel
-        holds both, so this is the channel's exact eps, AAC-T1) is <= eps and fl(e^eps) β >= α in floats (as
-        `IdentifiableRecoverableMechanism` does)."""
-        step = max(math.ulp(self.eps), 2.0**-54)
-        for i in range(64):
-            built = self.eps - i * step
-            if built <= 0.0:
-                break
-            law = self._law(built)
-            hi, lo = float(law.max()), float(law.min())
-            if lo < _TINY:
-                raise fail("eps", f"at most about {math.log(1.0 / _TINY) - math.log(self.n_outputs):.6g} for "
-                           f"k = {self.k} (the light key probability must be a normal double)", self.eps)
-            if hi == lo:  # the float law is uniform: the channel would have rank 1
-                break
-            if pure_epsilon(hi, lo) <= self.eps and math.exp(self.eps) * lo >= hi:
-                return built
-        raise fail("eps", "large enough (about 1e-14 or more) that some key law with eps_built in "
-                   "(eps − 64 max(ulp(eps), 2^-54), eps] has two distinct float values and is exactly eps-LDP "
-                   "in floats", self.eps)
+        """The eps the key law is built at (`shaded_eps`; column 2^m of the channel holds both values of the law, so
+        its ratio is the channel's exact eps). Refused when the light probability would not be a normal double."""
+        law = self._law(self.eps)
+        if float(law.min()) < _TINY:
+            raise fail("eps", f"at most about {math.log(1.0 / _TINY) - math.log(self.n_outputs):.6g} for "
+                       f"k = {self.k} (the light key probability must be a normal double)", self.eps)
+        return shaded_eps(self.eps, self._law)
 
     @cached_property
     def key_probs(self) -> NDArray[np.float64]:

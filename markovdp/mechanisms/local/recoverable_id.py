@@ -20,7 +20,6 @@ and H(q^s) >= log2 D_s >= log2 s. With s* the unconstrained argmin and s' the le
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import cached_property
 from typing import ClassVar
@@ -28,16 +27,15 @@ from typing import ClassVar
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from ..._profiles import pure_epsilon
 from ..._random import RNGLike
-from ..._validation import check_int, check_positive, check_probability_vector, check_size, fail, readonly
+from ..._validation import check_int, check_positive, check_probability_vector, check_size, readonly
 from ...operators.finite import FiniteKernel
 from ...spaces import IncompatibleSpaces
 from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts
 from .keyed import KeyedMechanism
-from .recoverable import RecoverableMechanism, RecoverableViews, _circulant, _key_entropies
+from .recoverable import RecoverableMechanism, RecoverableViews, _circulant, _key_entropies, shaded_eps
 
 __all__ = ["IdentifiableRecoverableMechanism", "identifiable_recoverable_s", "recoverable_factor_bound"]
 
@@ -100,27 +98,11 @@ class IdentifiableRecoverableMechanism(RecoverableViews, MatrixMechanism):
 
     @cached_property
     def base(self) -> RecoverableMechanism:
-        """The same mechanism as `RecoverableMechanism(k, eps_built, s)` (its key law, sampler and `recover`).
-
-        eps_built is the first of eps − i · step, i = 0..63, step = max(ulp(eps), 2^-54), at which the float key
-        law's exact D_inf ratio (`pure_epsilon` of its largest and smallest entries: the circulant's columns all
-        hold those two, so this is the channel's exact eps, AAC-T1) is <= eps and fl(e^eps) · min >= max holds in
-        floats (so ``dobrushin(Q, eps) == 0.0`` too): rounding of q_min^s can lift log(A/B) a few 1e-16 above
-        eps, and the declared eps must bound the channel that is certified and sampled."""
-        step = max(math.ulp(self.eps), 2.0**-54)
-        for i in range(64):
-            built = self.eps - i * step
-            if built <= 0.0:
-                break
-            mech = RecoverableMechanism(self.k, built, self.s)
-            hi, lo = float(mech.key_probs.max()), float(mech.key_probs.min())
-            if hi == lo:  # the float law is uniform: the channel would have rank 1
-                break
-            if pure_epsilon(hi, lo) <= self.eps and math.exp(self.eps) * lo >= hi:
-                return mech
-        raise fail("eps", "large enough (about 1e-14 or more) that some key law with eps_built in "
-                   "(eps − 64 max(ulp(eps), 2^-54), eps] has two distinct float values and is exactly eps-LDP "
-                   "in floats", self.eps)
+        """The same mechanism as `RecoverableMechanism(k, eps_built, s)` (its key law, sampler and `recover`), with
+        eps_built from `shaded_eps`: the circulant's columns all hold q_min^s's two values, so the float law's ratio
+        is the channel's exact eps."""
+        built = shaded_eps(self.eps, lambda e: RecoverableMechanism(self.k, e, self.s).key_probs)
+        return RecoverableMechanism(self.k, built, self.s)
 
     @property
     def key_probs(self) -> NDArray[np.float64]:
