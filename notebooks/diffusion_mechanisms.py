@@ -11,15 +11,13 @@
 # for the Ornstein–Uhlenbeck process (BBGG-C7, tight, rate e^(−2θt) vs 1/t), and Theorem 6 numerically for a
 # non-Gaussian diffusion, certified against a finite-difference reference and a simulated hockey-stick.
 #
-# Data: `data/diffusion_mechanisms.nc`, written by `python -m simulations.diffusion_mechanisms --quick`
-# (the committed quick run; without `--quick` the full grid). The notebook only selects and plots: every number
-# comes from the study. Set `MARKOVDP_DATA` to read another data directory; when the file is missing the quick
-# study runs first.
+# Data: `data/diffusion_mechanisms.nc`, written by `python -m simulations.diffusion_mechanisms --quick` (the committed
+# quick run; without `--quick` the full grid). The notebook only loads and shows: every number and every figure comes
+# from the study (its `plot_*` functions also draw the PNGs beside the data). Set `MARKOVDP_DATA` to read another data
+# directory; when the file is missing the quick study runs first.
 
 # %%
-import matplotlib.pyplot as plt
-import numpy as np
-
+from simulations import diffusion_mechanisms
 from simulations.study import claims_frame, load_result
 
 ds = load_result("diffusion_mechanisms")
@@ -33,52 +31,19 @@ print(claims["holds?"].value_counts().to_dict())
 claims
 
 # %% [markdown]
-# ## Intrinsic sensitivity Λ(t): OU's e^(−2θt) against Brownian motion's 1/t
+# ## The intrinsic sensitivity Λ(t) of OU (e^(−2θt), BBGG-C7) and Brownian motion (1/t, BBGG-BM)
 
 # %%
-fig, ax = plt.subplots(figsize=(6, 4))
-ax.semilogy(ds.t_rate, ds.lambda_ou, label="OU θ = ρ = 1 (BBGG-C7)")
-ax.semilogy(ds.t_rate, ds.lambda_bm, label="Brownian (BBGG-BM)")
-ax.set(xlabel="t", ylabel="Λ(t) [nats]", title="Intrinsic sensitivity")
-ax.legend()
-fig.tight_layout()
+diffusion_mechanisms.plot_rates(ds);
 
 # %% [markdown]
-# ## Theorem 6: certified δ(ε) vs the finite-difference reference vs Monte Carlo
+# ## BBGG-BM and BBGG-C7: the rule's RDP (nats) over alpha against the exact laws', per time t
 
 # %%
-fig, axes = plt.subplots(1, ds.sizes["sde"], figsize=(5.5 * ds.sizes["sde"], 4), squeeze=False)
-for ax, sde in zip(axes[0], ds.sde.values, strict=True):
-    for k, t in enumerate(ds.t6_time.values):
-        point = ds.sel(sde=sde).isel(t6_time=k)
-        (line,) = ax.plot(ds.eps, point.delta_cert, label=f"t = {t}: BBGG-T6 certified")
-        ax.plot(ds.eps, point.delta_fd, "--", color=line.get_color(), label="reference (FD)")
-        below = (point.mc_value - point.mc_ci_low).values
-        ax.errorbar(
-            ds.eps,
-            point.mc_value,
-            yerr=[below, np.zeros_like(below)],
-            fmt="o",
-            color=line.get_color(),
-            label="Monte Carlo (to its 95% lower limit)",
-        )
-    ax.set(xlabel="ε [nats]", ylabel="δ(ε)", title=str(sde))
-    ax.legend(fontsize=7)
-fig.tight_layout()
+diffusion_mechanisms.plot_rdp(ds);
 
 # %% [markdown]
-# ## Brownian motion and OU: the rule's RDP against the exact laws (nats)
+# ## BBGG-T6 certified delta(eps) per SDE and time against the reference (FD) and Monte Carlo
 
 # %%
-fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
-for t in ds.t.values:
-    (line,) = ax.plot(ds.alpha, ds.bm_rule.sel(t=t), "o-", label=f"rule, t={t:g}")
-    ax.plot(ds.alpha, ds.bm_laws.sel(t=t), "x:", color=line.get_color())
-ax.set(xlabel="alpha", ylabel="RDP (nats)", yscale="log", title="BBGG-BM (o rule, x exact laws)")
-ax.legend(fontsize=7)
-theta = ds.theta.values[0]
-for t in ds.t.values:
-    (line,) = ax2.plot(ds.alpha, ds.c7_rule.sel(theta=theta, t=t), "o-", label=f"rule, t={t:g}")
-    ax2.plot(ds.alpha, ds.c7_laws.sel(theta=theta, t=t), "x:", color=line.get_color())
-ax2.set(xlabel="alpha", ylabel="RDP (nats)", yscale="log", title=f"BBGG-C7, θ = {theta:g} (o rule, x exact laws)")
-fig.tight_layout()
+diffusion_mechanisms.plot_t6_hockey_stick(ds);

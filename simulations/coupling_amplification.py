@@ -30,16 +30,17 @@ for the common command line but the study is one process (its cost is the optimi
 
 from __future__ import annotations
 
-import argparse
 import math
 from fractions import Fraction
 
+import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
+from matplotlib.figure import Figure
 
 import markovdp as md
 from markovdp.guarantees import lipschitz_path_rdp
-from simulations.study import Claim, figure_path, run_study
+from simulations.study import Claim, run_study
 
 NAME = "coupling_amplification"
 ALPHAS = np.array([1.5, 2.0, 5.0, 10.0, 100.0])
@@ -438,12 +439,8 @@ def claims(ds: xr.Dataset) -> list[Claim]:
     return out
 
 
-def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_e2(ds: xr.Dataset) -> Figure:
+    """BBGG-E2: the RDP curve of Laplace >> Laplace (bound and exact pipeline) against the mechanism's, over alpha."""
     fig, ax = plt.subplots(figsize=(6, 4))
     a = ds.e2_alpha.values[np.isfinite(ds.e2_alpha.values)]
     ax.plot(a, ds.e2_mechanism.sel(e2_alpha=a), "k-", label="mechanism Lap(1) (exact)")
@@ -453,9 +450,11 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
     ax.set(xscale="log", xlabel="alpha", ylabel="RDP (nats)", title="BBGG-E2: Laplace >> Laplace")
     ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "e2"), dpi=100)
-    plt.close(fig)
+    return fig
 
+
+def plot_t4(ds: xr.Dataset) -> Figure:
+    """BBGG-T4 (3) and T4opt against the exact RDP (alpha = 2) of the linear chain y = L x + N, over r steps."""
     fig, ax = plt.subplots(figsize=(6, 4))
     for L in ds.t4_L.values:
         (line,) = ax.plot(ds.r, ds.t4opt_bound.sel(t4_L=L), "o-", label=f"T4opt, L={L:g}")
@@ -464,9 +463,11 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
     ax.set(yscale="log", xlabel="r (kernel steps)", ylabel="RDP at alpha = 2 (nats)", title="BBGG-T4 on y = L x + N")
     ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "t4"), dpi=100)
-    plt.close(fig)
+    return fig
 
+
+def plot_t2(ds: xr.Dataset) -> Figure:
+    """BBGG-T2 on finite spaces: the optimised coupling bound's excess over exact against data processing's."""
     fig, ax = plt.subplots(figsize=(5, 4))
     ax.scatter(ds.t2_dpi_library - ds.t2_exact, ds.t2_optimised - ds.t2_exact, s=8)
     top = float((ds.t2_dpi_library - ds.t2_exact).max())
@@ -475,12 +476,29 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
         xlabel="data processing − exact (nats)", ylabel="optimised T2 − exact (nats)", title="BBGG-T2 on finite spaces"
     )
     fig.tight_layout()
-    fig.savefig(figure_path(args, "t2"), dpi=100)
-    plt.close(fig)
+    return fig
+
+
+def plot_e1(ds: xr.Dataset) -> Figure:
+    """BBGG-E1: N(., s1²) then N(., s2²), the bound against the exact RDP (nats) over alpha, one panel per s2."""
+    fig, axes = plt.subplots(1, ds.sizes["s2"], figsize=(5 * ds.sizes["s2"], 3.6), squeeze=False)
+    for ax, s2 in zip(axes[0], ds.s2.values, strict=True):
+        for s1 in ds.s1.values:
+            one = ds.sel(s1=s1, s2=s2)
+            (line,) = ax.plot(ds.alpha, one.e1_bound, "o--", label=f"BBGG-E1 bound, s1={s1:g}")
+            ax.plot(ds.alpha, one.e1_exact, "x:", color=line.get_color(), label=f"exact, s1={s1:g}")
+        ax.set(xlabel="alpha", ylabel="RDP (nats)", title=f"BBGG-E1, s2 = {s2:g}")
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+#: The figures, by file suffix: ``data/coupling_amplification_SUFFIX.png``, and the notebook's plots.
+PLOTS = {"e1": plot_e1, "e2": plot_e2, "t4": plot_t4, "t2": plot_t2}
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_study(NAME, __doc__, run, figures, argv)
+    run_study(NAME, __doc__, run, PLOTS, argv)
 
 
 if __name__ == "__main__":

@@ -25,11 +25,13 @@ import math
 from functools import cache, lru_cache
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
+from matplotlib.figure import Figure
 
 import markovdp as md
-from simulations.study import Claim, figure_path, run_study
+from simulations.study import Claim, run_study
 
 NAME = "diffusion_mechanisms"
 DELTA = 1.0  # L2 sensitivity of the query
@@ -330,12 +332,8 @@ def run(quick: bool, seed: int, sched: str | None) -> tuple[xr.Dataset, list[Cla
     return ds, claims
 
 
-def figures(ds: xr.Dataset, args: Any) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_rates(ds: xr.Dataset) -> Figure:
+    """The intrinsic sensitivity Λ(t) of OU (e^(−2θt), BBGG-C7) and Brownian motion (1/t, BBGG-BM)."""
     fig, ax = plt.subplots(figsize=(6, 4))
     ax.semilogy(ds["t_rate"], ds["lambda_ou"], label="OU θ = ρ = 1 (BBGG-C7)")
     ax.semilogy(ds["t_rate"], ds["lambda_bm"], label="Brownian (BBGG-BM)")
@@ -343,9 +341,11 @@ def figures(ds: xr.Dataset, args: Any) -> None:
     ax.set(xlabel="t", ylabel="Λ(t) [nats]", title="Intrinsic sensitivity: e^(−2θt) vs 1/t")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(figure_path(args, "rates"), dpi=100)
-    plt.close(fig)
+    return fig
 
+
+def plot_t6_hockey_stick(ds: xr.Dataset) -> Figure:
+    """BBGG-T6 certified delta(eps) per SDE and time against the reference (FD) and Monte Carlo."""
     fig, axes = plt.subplots(1, ds.sizes["sde"], figsize=(5 * ds.sizes["sde"], 4), squeeze=False)
     for ax, sde in zip(axes[0], ds["sde"].values, strict=True):
         for k, tt in enumerate(ds["t6_time"].values):
@@ -358,12 +358,32 @@ def figures(ds: xr.Dataset, args: Any) -> None:
         ax.set(xlabel="ε [nats]", ylabel="δ(ε)", title=f"{sde}: certified vs reference vs simulated")
         ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "t6_hockey_stick"), dpi=100)
-    plt.close(fig)
+    return fig
+
+
+def plot_rdp(ds: xr.Dataset) -> Figure:
+    """BBGG-BM and BBGG-C7: the rule's RDP (nats) over alpha against the exact laws', per time t."""
+    fig, (ax, ax2) = plt.subplots(1, 2, figsize=(10, 3.8))
+    for t in ds.t.values:
+        (line,) = ax.plot(ds.alpha, ds.bm_rule.sel(t=t), "o-", label=f"rule, t={t:g}")
+        ax.plot(ds.alpha, ds.bm_laws.sel(t=t), "x:", color=line.get_color())
+    ax.set(xlabel="alpha", ylabel="RDP (nats)", yscale="log", title="BBGG-BM (o rule, x exact laws)")
+    ax.legend(fontsize=7)
+    theta = ds.theta.values[0]
+    for t in ds.t.values:
+        (line,) = ax2.plot(ds.alpha, ds.c7_rule.sel(theta=theta, t=t), "o-", label=f"rule, t={t:g}")
+        ax2.plot(ds.alpha, ds.c7_laws.sel(theta=theta, t=t), "x:", color=line.get_color())
+    ax2.set(xlabel="alpha", ylabel="RDP (nats)", yscale="log", title=f"BBGG-C7, θ = {theta:g} (o rule, x exact laws)")
+    fig.tight_layout()
+    return fig
+
+
+#: The figures, by file suffix: ``data/diffusion_mechanisms_SUFFIX.png``, and the notebook's plots.
+PLOTS = {"rates": plot_rates, "rdp": plot_rdp, "t6_hockey_stick": plot_t6_hockey_stick}
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_study(NAME, __doc__, run, figures, argv)
+    run_study(NAME, __doc__, run, PLOTS, argv)
 
 
 if __name__ == "__main__":

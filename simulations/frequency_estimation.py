@@ -13,8 +13,9 @@ grid point and repetition the script draws the reports, forms each oracle's unbi
 The mechanisms are the registered frequency oracles (`markovdp.mechanisms.local.oracles`): an oracle registered with
 `register_oracle` before the run is swept too (its factory travels to the workers with each task). The points
 run on a dask cluster (``--scheduler``; a local one by default) with one child seed per (point,
-repetition), so the Dataset is bit-identical for any scheduler. Writes ``data/frequency_estimation.nc`` for
-`notebooks/frequency_estimation.py`. Run: ``python simulations/frequency_estimation.py [--quick] [--out FILE]``.
+repetition), so the Dataset is bit-identical for any scheduler. Writes ``data/frequency_estimation.nc``; the study
+``simulations/randomness.py`` uses its losses.
+Run: ``python simulations/frequency_estimation.py [--quick] [--out FILE]``.
 """
 
 from __future__ import annotations

@@ -35,14 +35,16 @@ from __future__ import annotations
 import math
 from itertools import product
 
+import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
+from matplotlib.figure import Figure
 from scipy.optimize import brentq
 from scipy.stats import norm
 
 import markovdp as md
 import markovdp.guarantees as mg
-from simulations.study import Claim, figure_path, run_study
+from simulations.study import Claim, run_study
 
 NAME = "ldp_contraction"
 #: The gammas (as log gamma, nats) of the E_gamma contraction ratios.
@@ -510,12 +512,8 @@ def run(quick: bool, seed: int, scheduler: str | None) -> tuple[xr.Dataset, list
     return ds, claims_of(ds, crossing, facts)
 
 
-def figures(ds: xr.Dataset, args) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_ess(ds: xr.Dataset) -> Figure:
+    """Le Cam's effective sample size per record: phi(eps, 0) = 1 − e^(−eps) against 4 eps², and where they cross."""
     eps = np.geomspace(0.01, 3.0, 200)
     fig, ax = plt.subplots(figsize=(5, 3.5))
     ax.loglog(eps, phi(eps, 0.0), label="phi(eps, 0) = 1 − e^(−eps)")
@@ -525,9 +523,11 @@ def figures(ds: xr.Dataset, args) -> None:
     ax.set_ylabel("effective sample size / n")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(figure_path(args, "ess"), dpi=120)
-    plt.close(fig)
+    return fig
 
+
+def plot_phi(ds: xr.Dataset) -> Figure:
+    """Contraction ratio / phi(eps, delta) for each f-divergence over random LDP channels (AAC-T1: at most 1)."""
     fig, ax = plt.subplots(figsize=(5, 3.5))
     rel = ds.phi_ratio / ds.phi_phi
     ax.boxplot([rel.sel(divergence=d).values for d in DIVERGENCES], tick_labels=list(DIVERGENCES))
@@ -535,9 +535,11 @@ def figures(ds: xr.Dataset, args) -> None:
     ax.set_ylabel("contraction ratio / phi(eps, delta)")
     ax.tick_params(axis="x", labelrotation=30)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "phi"), dpi=120)
-    plt.close(fig)
+    return fig
 
+
+def plot_phi_n(ds: xr.Dataset) -> Figure:
+    """TV contraction over n records: phi_n against the power reading phi^n and the RR^n witness."""
     fig, ax = plt.subplots(figsize=(5, 3.5))
     for j, n in enumerate(ds.pn_n.values):
         line, = ax.semilogy(ds.pn_eps, ds.pn_tv_power[:, j], "--", label=f"phi^n, n = {n}")
@@ -547,26 +549,51 @@ def figures(ds: xr.Dataset, args) -> None:
     ax.set_ylabel("TV contraction")
     ax.legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "phi_n"), dpi=120)
-    plt.close(fig)
+    return fig
 
+
+def plot_bayes(ds: xr.Dataset) -> Figure:
+    """Bernoulli (delta = 1e-4, n = 20): least Bayes risk over LDP channels vs the Le Cam and E_gamma bounds."""
     fig, ax = plt.subplots(figsize=(5, 3.5))
     ax.semilogx(ds.bayes_eps, ds.bayes_best_risk, "o-", label="least Bayes risk, all LDP channels")
     ax.semilogx(ds.bayes_eps, ds.bayes_le_cam, "s--", label="Le Cam bound")
     ax.semilogx(ds.bayes_eps, ds.bayes_e_gamma, "^--", label="E_gamma bound")
+    ax.axhline(ds.attrs["bayes_nonprivate"], color="k", ls="-", lw=0.8, label="non-private risk")
     for level in (0.08, 0.03):
-        ax.axhline(level, color="grey", ls=":")
+        ax.axhline(level, color="grey", ls=":")  # the seed's two values
     ax.set_xlabel("eps (nats)")
     ax.set_ylabel("absolute-loss Bayes risk")
     ax.set_title("Bernoulli, delta = 1e-4, n = 20")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "bayes"), dpi=120)
-    plt.close(fig)
+    return fig
+
+
+def plot_mutual_information(ds: xr.Dataset) -> Figure:
+    """AAC-MI: the largest mutual information (nats) over (eps, delta)-LDP channels against 3 eps, per k and delta."""
+    fig, ax = plt.subplots(figsize=(6, 3.8))
+    for delta in ds.mi_delta.values:
+        for k in ds.mi_k.values:
+            ax.plot(ds.mi_eps, ds.mi_max.sel(mi_delta=delta, mi_k=k), "o-", label=f"max MI, k={k}, delta={delta:g}")
+    ax.plot(ds.mi_eps, ds.mi_3eps, "k--", label="3 eps")
+    ax.set(xlabel="eps (nats)", ylabel="mutual information (nats)")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+#: The figures, by file suffix: ``data/ldp_contraction_SUFFIX.png``, and the notebook's plots.
+PLOTS = {
+    "ess": plot_ess,
+    "phi": plot_phi,
+    "phi_n": plot_phi_n,
+    "bayes": plot_bayes,
+    "mutual_information": plot_mutual_information,
+}
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_study(NAME, __doc__, run, figures, argv)
+    run_study(NAME, __doc__, run, PLOTS, argv)
 
 
 if __name__ == "__main__":

@@ -17,19 +17,20 @@ Dirichlet(s/(1 − s)) rows on 4 states (one kernel per strength, seeded from ``
 every shape 2..6 x 2..6 (Dirichlet rows with random zeros) check Fig. 1's implications (BBGG-F1) and Table 1's
 correspondence with local DP (BBGG-Tab1) against independent numpy computations from the matrix.
 
-Supersedes ``simulations/amplification_curves.py`` (RR mechanism, library curves only; it imports non-public names):
-this study uses the public API only. Run: ``python -m simulations.mixing_amplification [--quick]``.
+Run: ``python -m simulations.mixing_amplification [--quick]``.
 """
 
 from __future__ import annotations
 
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
+from matplotlib.figure import Figure
 
 import markovdp as md
-from simulations.study import Claim, figure_path, run_study
+from simulations.study import Claim, run_study
 
 NAME = "mixing_amplification"
 FAMILIES = ("rr", "bsc", "lazy", "random")
@@ -355,12 +356,8 @@ def claims(ds: xr.Dataset, g, f1, kernels, dps) -> list[Claim]:
     return out
 
 
-def figures(ds: xr.Dataset, args) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_tightness(ds: xr.Dataset) -> Figure:
+    """BBGG-T1's four cases against the exact delta* at each theorem's eps, per kernel family, over mixing."""
     b = int(np.argmin(np.abs(ds.eps0.values - 1.0) + np.abs(ds.delta0.values - 0.05) * 10))
     fig, axes = plt.subplots(2, len(FAMILIES), figsize=(16, 7), sharey="row")
     for j, fam in enumerate(FAMILIES):
@@ -379,8 +376,11 @@ def figures(ds: xr.Dataset, args) -> None:
     axes[0, 0].legend()
     axes[1, 0].legend(fontsize=6)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "tightness"), dpi=80)
-    plt.close(fig)
+    return fig
+
+
+def plot_implications(ds: xr.Dataset) -> Figure:
+    """BBGG-F1: Doeblin gamma >= Dobrushin gamma, ultra-mixing gamma >= Doeblin gamma, on random kernels."""
     fig, axes = plt.subplots(1, 2, figsize=(9, 4))
     fin = np.isfinite(ds.f1_ultra_mixing.values)
     axes[0].plot(ds.f1_dobrushin, ds.f1_doeblin, ".", ms=2)
@@ -390,12 +390,15 @@ def figures(ds: xr.Dataset, args) -> None:
     for ax in axes:
         ax.plot([0, 1], [0, 1], "k--", lw=1)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "implications"), dpi=80)
-    plt.close(fig)
+    return fig
+
+
+#: The figures, by file suffix: ``data/mixing_amplification_SUFFIX.png``, and the notebook's plots.
+PLOTS = {"tightness": plot_tightness, "implications": plot_implications}
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_study(NAME, __doc__, run, figures, argv)
+    run_study(NAME, __doc__, run, PLOTS, argv)
 
 
 if __name__ == "__main__":

@@ -11,8 +11,9 @@ E_GM does not depend on f). The script records
 - ``limit``: e^(−2 theta t)(1 + c), the t → ∞ behaviour of the ratio (→ 0).
 
 One task per (theta, rho) on dask (``--scheduler``; a local cluster by default), with a child seed per grid point
-addressed by value, so the Dataset does not depend on the scheduler. Writes ``data/ou_mse.nc`` for
-`notebooks/ou_mse.py`. Run: ``python simulations/ou_mse.py [--quick] [--out FILE] [--samples N]``.
+addressed by value, so the Dataset does not depend on the scheduler. The study ``simulations/ou_vs_gaussian.py``
+runs this sweep as its BBGG-T8 (i) part; alone it writes ``data/ou_mse.nc``.
+Run: ``python simulations/ou_mse.py [--quick] [--out FILE] [--samples N]``.
 """
 
 from __future__ import annotations

@@ -21,13 +21,16 @@ Run: ``python -m simulations.ou_vs_gaussian [--quick] [--scheduler ...]``.
 
 from __future__ import annotations
 
-import argparse
 import itertools
 import math
 from typing import Any
 
+import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
+from matplotlib.cm import ScalarMappable
+from matplotlib.colors import LogNorm
+from matplotlib.figure import Figure
 from scipy.stats import norm
 
 import markovdp as md
@@ -44,7 +47,7 @@ from markovdp.diffusions import (
 )
 from markovdp.sweeps import open_executor, point_key, task_seed
 from simulations import ou_mse as free_sweep
-from simulations.study import Claim, figure_path, run_study
+from simulations.study import Claim, run_study
 
 NAME = "ou_vs_gaussian"
 DELTA = 1.0  # the L2 sensitivity of f
@@ -256,12 +259,8 @@ def run(quick: bool, seed: int, scheduler_name: str | None) -> tuple[xr.Dataset,
     return ds, claims_of(ds)
 
 
-def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_ratio(ds: xr.Dataset) -> Figure:
+    """E_OU / E_GM at equal RDP over t (left) and the Monte Carlo z-scores of E_OU, E_GM, E_PGM (right)."""
     fig, (ax, ax_z) = plt.subplots(1, 2, figsize=(10, 3.8))
     stacked = ds["ratio"].stack(point=OUTER)
     bad = ~ds["hypothesis"].isel(t=0).stack(point=OUTER)
@@ -280,9 +279,11 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
     ax_z.plot(grid, norm.pdf(grid), "k")
     ax_z.set(xlabel="(Monte Carlo − formula) / standard error", title="E_OU, E_GM, E_PGM at ||f|| = R")
     fig.tight_layout()
-    fig.savefig(figure_path(args, "ratio"), dpi=110)
-    plt.close(fig)
+    return fig
 
+
+def plot_t8ii(ds: xr.Dataset) -> Figure:
+    """BBGG-T8 (ii): Monte Carlo E_OU / E_GM at t = 1 against (1 + dΔ²/(2 eps R²))^(−1)."""
     fig, ax = plt.subplots(figsize=(5.5, 3.8))
     at1 = ds.sel(t=1.0)
     y = at1["ou_mse_mc"] / at1["gm_mse"]
@@ -293,12 +294,78 @@ def figures(ds: xr.Dataset, args: argparse.Namespace) -> None:
     ax.set(xscale="log", yscale="log", xlabel="dΔ²/(2 eps R²)", ylabel="ratio at t = 1", title="BBGG-T8 (ii)")
     ax.legend()
     fig.tight_layout()
-    fig.savefig(figure_path(args, "t8ii"), dpi=110)
-    plt.close(fig)
+    return fig
+
+
+def plot_per_eps(ds: xr.Dataset) -> Figure:
+    """E_OU / E_GM at ||f|| = R over t (lines: formula; x: Monte Carlo), one panel per eps."""
+    fig, axes = plt.subplots(1, ds.sizes["eps"], figsize=(5.5 * ds.sizes["eps"], 3.8), squeeze=False, sharey=True)
+    for ax, eps in zip(axes[0], ds.eps.values, strict=True):
+        for d in ds.d.values:
+            for R in ds.R.values:
+                one = ds.sel(eps=eps, d=d, R=R)
+                (line,) = ax.plot(ds.t, one.ratio, "-", label=f"d={d}, R={R:g}")
+                ax.plot(ds.t, one.ou_mse_mc / one.gm_mse_mc, "x", color=line.get_color())
+        ax.axhline(1.0, color="k", lw=0.8)
+        ax.set(xscale="log", yscale="log", xlabel="t", title=f"eps = {eps:g}")
+    axes[0, 0].set_ylabel("E_OU / E_GM")
+    axes[0, 0].legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def plot_mc_vs_formula(ds: xr.Dataset) -> Figure:
+    """Monte Carlo against formula for E_OU, E_GM and the E_PGM bound (error bars: 2 standard errors)."""
+    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
+    pairs = (
+        ("ou_mse_mc", "ou_mse_se", "ou_mse"),
+        ("gm_mse_mc", "gm_mse_se", "gm_mse"),
+        ("pgm_mc", "pgm_se", "pgm_bound"),
+    )
+    for ax, (mc, se, formula) in zip(axes, pairs, strict=True):
+        x, y, e = (ds[v].values.ravel() for v in (formula, mc, se))
+        ax.errorbar(x, y, yerr=2 * e, fmt="o", ms=3)
+        ax.plot([x.min(), x.max()], [x.min(), x.max()], "k--", lw=1)
+        ax.set(xscale="log", yscale="log", xlabel=formula, ylabel=mc)
+    fig.tight_layout()
+    return fig
+
+
+def plot_free_parameters(ds: xr.Dataset) -> Figure:
+    """BBGG-T8 (i): E_OU / E_GM at ||f|| = R over θt for every free (θ, ρ, d, R), coloured by c = θR²/(dρ²); dashed
+    where its hypothesis c <= 4 fails. The ratio e^(−2θt)(1 + c tanh(θt/2)) depends on θt and c alone, so the curves
+    collapse onto one per c: those with c <= 4 stay below 1."""
+    outer = [dim for dim in ds.free_ratio.dims if dim != "free_t"]
+    c = (ds.free_theta * ds.free_R**2 / (ds.free_d * ds.free_rho**2)).transpose(*outer).stack(point=outer)
+    stacked = ds.free_ratio.stack(point=outer)
+    hypothesis = ds.free_hypothesis.isel(free_t=0).stack(point=outer)
+    colours = LogNorm(vmin=float(c.min()), vmax=float(c.max()))
+    cmap = plt.get_cmap("viridis")
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for n in range(stacked.sizes["point"]):
+        theta = float(stacked.free_theta.isel(point=n))
+        ax.plot(theta * ds.free_t, stacked.isel(point=n), color=cmap(colours(float(c.isel(point=n)))), lw=0.8,
+                ls="-" if bool(hypothesis.isel(point=n)) else "--")
+    ax.axhline(1.0, color="k", lw=0.8)
+    ax.set(xscale="log", yscale="log", ylim=(1e-4, 1e2), xlabel="θ t", ylabel="E_OU / E_GM at ||f|| = R",
+           title="BBGG-T8 (i): solid θR² <= 4dρ², dashed not")
+    fig.colorbar(ScalarMappable(norm=colours, cmap=cmap), ax=ax, label="c = θR²/(dρ²)")
+    fig.tight_layout()
+    return fig
+
+
+#: The figures, by file suffix: ``data/ou_vs_gaussian_SUFFIX.png``, and the notebook's plots.
+PLOTS = {
+    "ratio": plot_ratio,
+    "t8ii": plot_t8ii,
+    "per_eps": plot_per_eps,
+    "mc_vs_formula": plot_mc_vs_formula,
+    "free_parameters": plot_free_parameters,
+}
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_study(NAME, __doc__, run, figures, argv)
+    run_study(NAME, __doc__, run, PLOTS, argv)
 
 
 if __name__ == "__main__":

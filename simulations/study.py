@@ -19,7 +19,7 @@ import argparse
 import json
 import shlex
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
@@ -83,13 +83,22 @@ def finish(ds: Any, claims: Sequence[Claim], args: argparse.Namespace, argv: Seq
 
 
 def run_study(name: str, doc: str | None, run: Callable[[bool, int, str | None], tuple[Any, list[Claim]]],
-              figures: Callable[[Any, argparse.Namespace], None], argv: Sequence[str] | None = None) -> Path:
-    """A study's `main`: parse the command line, ``run(quick, seed, scheduler)``, draw ``figures(ds, args)`` beside
-    the result file, then `finish` (write it and print the claim table)."""
+              plots: Mapping[str, Callable[[Any], Any]], argv: Sequence[str] | None = None) -> Path:
+    """A study's `main`: parse the command line, ``run(quick, seed, scheduler)``, save each ``plots[suffix](ds)``
+    (a matplotlib Figure; the notebooks draw the same ones) as ``NAME_suffix.png`` beside the result file, then
+    `finish` (write it and print the claim table)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     args = parser(name, doc).parse_args(argv)
     ds, claims = run(args.quick, args.seed, scheduler(args))
     args.out.parent.mkdir(parents=True, exist_ok=True)
-    figures(ds, args)
+    for suffix, plot in plots.items():
+        fig = plot(ds)
+        fig.savefig(figure_path(args, suffix), dpi=100)
+        plt.close(fig)
     return finish(ds, claims, args, argv)
 
 
