@@ -31,8 +31,10 @@ from __future__ import annotations
 import itertools
 import math
 
+import matplotlib.pyplot as plt
 import numpy as np
 import xarray as xr
+from matplotlib.figure import Figure
 
 import markovdp as md
 from markovdp.guarantees import compare_key_reuse, multilevel_exact_epsilons, multilevel_predicted_epsilon
@@ -44,7 +46,7 @@ from markovdp.mechanisms.local import (
     q_min,
 )
 from simulations.frequency_estimation import LOSSES, point_losses, zipf_law
-from simulations.study import Claim, figure_path, run_study
+from simulations.study import Claim, run_study
 
 NAME = "randomness"
 TABLE1 = ("RAPPOR", "GRR", "HR", "BH")  # SRP's Table 1 (RR is the registry's GRR)
@@ -406,6 +408,18 @@ def claims(ds: xr.Dataset) -> list[Claim]:
     return out
 
 
+#: A rate in k is judged from at least this many values of k: two give one slope, too noisy to tell a bounded ratio
+#: from a slowly growing one (the quick grid has two; its rows then give no verdict and the full run decides).
+MIN_RATE_POINTS = 3
+
+
+def too_few(points: int) -> str:
+    """The note a rate claim carries when its grid has fewer than MIN_RATE_POINTS values of k."""
+    return "" if points >= MIN_RATE_POINTS else (
+        f"; {points} values of k cannot tell a bounded ratio from a slowly growing one: no verdict at this size "
+        "(the full run has more)")
+
+
 def order_claims(ds: xr.Dataset) -> list[Claim]:
     ratio = ds.ord_l2sq.mean("rep") / ds.ord_reference
     eps0 = float(ds.ord_eps.min())
@@ -413,7 +427,7 @@ def order_claims(ds: xr.Dataset) -> list[Claim]:
     slopes = {o: slope(k, ratio.sel(oracle=o, ord_eps=eps0).values) for o in ds.oracle.values}
     text = ", ".join(f"{o} {s:+.2f}" for o, s in slopes.items())
     optimal = [o for o in TABLE1 if o != "GRR"]
-    holds = all(slopes[o] < 0.25 for o in optimal) and slopes["GRR"] > 0.5
+    holds = (all(slopes[o] < 0.25 for o in optimal) and slopes["GRR"] > 0.5) if len(k) >= MIN_RATE_POINTS else None
     last = ratio.sel(ord_eps=eps0).isel(ord_k=-1)
     out = [
         Claim(
@@ -422,7 +436,8 @@ def order_claims(ds: xr.Dataset) -> list[Claim]:
             f"eps = {eps0}, n = {ds.attrs['ord_n']}, k = {fmt(ds.ord_k.values)}: slope of log(risk/(k/(n eps²))) "
             f"in log k: {text}; ratio at k = {int(k[-1])}: "
             + ", ".join(f"{o} {float(last.sel(oracle=o)):.3g}" for o in ds.oracle.values)
-            + " (criterion fixed beforehand: slope < 0.25 bounded, > 0.5 growing)",
+            + " (criterion fixed beforehand: slope < 0.25 bounded, > 0.5 growing)"
+            + too_few(len(k)),
             holds,
         )
     ]
@@ -447,8 +462,9 @@ def order_claims(ds: xr.Dataset) -> list[Claim]:
             + "; ".join(
                 f"{o} {fmt(hh.sel(oracle=o, ord_eps=eps0).values, 2)} (slope {s:+.2f})" for o, s in hh_slopes.items()
             )
-            + "; BH bits = H2 (Table 1 row)",
-            all(s < 0.25 for s in hh_slopes.values()),
+            + "; BH bits = H2 (Table 1 row)"
+            + too_few(len(k)),
+            all(s < 0.25 for s in hh_slopes.values()) if len(k) >= MIN_RATE_POINTS else None,
         )
     )
     return out
@@ -573,8 +589,9 @@ def recoverable_claims(ds: xr.Dataset) -> list[Claim]:
             f"(k = {fmt(ds.id_k.values)} x eps = {fmt(ds.id_eps.values)}; slope in log k over k >= 16 at eps = "
             f"{float(ds.id_eps[0])}: {risk_slope:+.2f}); additive identifiable: randomness/min "
             f"{fmt(ident.id_randomness_ratio.values.ravel(), 3)}, risk ratio "
-            f"{fmt(ident.id_risk_ratio.values.ravel(), 2)}; max |ldp_epsilon − eps| {gap:.1e}",
-            float(had.id_randomness_ratio.max()) < 2.0 and risk_slope < 0.25 and gap < 1e-9,
+            f"{fmt(ident.id_risk_ratio.values.ravel(), 2)}; max |ldp_epsilon − eps| {gap:.1e}" + too_few(big_k.sum()),
+            (float(had.id_randomness_ratio.max()) < 2.0 and risk_slope < 0.25 and gap < 1e-9)
+            if big_k.sum() >= MIN_RATE_POINTS else None,
         )
     )
     return out
@@ -630,12 +647,8 @@ def budget_claims(ds: xr.Dataset) -> list[Claim]:
     ]
 
 
-def figures(ds: xr.Dataset, args) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
+def plot_table1_order(ds: xr.Dataset) -> Figure:
+    """SRP-Tab1: private bits per user over k (left); l2² risk / (k/(n eps²)) over k (right)."""
     fig, axes = plt.subplots(1, 2, figsize=(11, 4))
     eps0 = float(ds.tab_eps[0])
     for o in ds.oracle.values:
@@ -658,9 +671,11 @@ def figures(ds: xr.Dataset, args) -> None:
     )
     axes[0].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "table1_order"), dpi=100)
-    plt.close(fig)
+    return fig
 
+
+def plot_recoverable_budget(ds: xr.Dataset) -> Figure:
+    """SRP-Rec: s* and the minimum recoverable randomness over eps; SRP-R: risk over the budget R."""
     fig, axes = plt.subplots(1, 3, figsize=(14, 4))
     for k in ds.rec_k.values:
         axes[0].step(ds.rec_eps, ds.rec_s.sel(rec_k=k), where="post", label=f"k={k}")
@@ -680,12 +695,15 @@ def figures(ds: xr.Dataset, args) -> None:
     axes[2].set(yscale="log", xlabel="R (bits)", ylabel="l2² risk", title="SRP-R: BudgetedHadamard")
     axes[2].legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(figure_path(args, "recoverable_budget"), dpi=100)
-    plt.close(fig)
+    return fig
+
+
+#: The figures, by file suffix: ``data/randomness_SUFFIX.png``, and the notebook's plots.
+PLOTS = {"table1_order": plot_table1_order, "recoverable_budget": plot_recoverable_budget}
 
 
 def main(argv: list[str] | None = None) -> None:
-    run_study(NAME, __doc__, run, figures, argv)
+    run_study(NAME, __doc__, run, PLOTS, argv)
 
 
 if __name__ == "__main__":
