@@ -487,7 +487,7 @@ def plot_e1(ds: xr.Dataset) -> Figure:
             one = ds.sel(s1=s1, s2=s2)
             (line,) = ax.plot(ds.alpha, one.e1_bound, "o--", label=f"BBGG-E1 bound, s1={s1:g}")
             ax.plot(ds.alpha, one.e1_exact, "x:", color=line.get_color(), label=f"exact, s1={s1:g}")
-        ax.set(xlabel="alpha", ylabel="RDP (nats)", title=f"BBGG-E1, s2 = {s2:g}")
+        ax.set(xscale="log", yscale="log", xlabel="alpha", ylabel="RDP (nats)", title=f"BBGG-E1, s2 = {s2:g} (tight)")
         ax.legend(fontsize=6)
     fig.tight_layout()
     return fig

@@ -560,7 +560,7 @@ def plot_bayes(ds: xr.Dataset) -> Figure:
     ax.semilogx(ds.bayes_eps, ds.bayes_e_gamma, "^--", label="E_gamma bound")
     ax.axhline(ds.attrs["bayes_nonprivate"], color="k", ls="-", lw=0.8, label="non-private risk")
     for level in (0.08, 0.03):
-        ax.axhline(level, color="grey", ls=":")  # the seed's two values
+        ax.axhline(level, color="grey", ls=":", label="the seed's 0.08 and 0.03" if level == 0.08 else None)
     ax.set_xlabel("eps (nats)")
     ax.set_ylabel("absolute-loss Bayes risk")
     ax.set_title("Bernoulli, delta = 1e-4, n = 20")
@@ -576,7 +576,7 @@ def plot_mutual_information(ds: xr.Dataset) -> Figure:
         for k in ds.mi_k.values:
             ax.plot(ds.mi_eps, ds.mi_max.sel(mi_delta=delta, mi_k=k), "o-", label=f"max MI, k={k}, delta={delta:g}")
     ax.plot(ds.mi_eps, ds.mi_3eps, "k--", label="3 eps")
-    ax.set(xlabel="eps (nats)", ylabel="mutual information (nats)")
+    ax.set(xscale="log", yscale="log", xlabel="eps (nats)", ylabel="mutual information (nats)")
     ax.legend(fontsize=7)
     fig.tight_layout()
     return fig
