@@ -40,7 +40,7 @@ from matplotlib.figure import Figure
 
 import markovdp as md
 from markovdp.guarantees import lipschitz_path_rdp
-from simulations.study import Claim, run_study
+from simulations.study import Claim, in_process, run_study
 
 NAME = "coupling_amplification"
 ALPHAS = np.array([1.5, 2.0, 5.0, 10.0, 100.0])
@@ -245,8 +245,9 @@ def theorem2(n_instances: int, seed: int) -> xr.Dataset:
     return xr.Dataset({k: ("t2_instance", v) for k, v in out.items()}, coords={"t2_instance": np.arange(n_instances)})
 
 
-def run(quick: bool, seed: int, scheduler: str | None = None) -> tuple[xr.Dataset, list[Claim]]:
-    """All parts of the study and its claims (``scheduler`` unused: one process suffices)."""
+def run(quick: bool, seed: int, scheduler: str | None = "synchronous") -> tuple[xr.Dataset, list[Claim]]:
+    """All parts of the study and its claims (in this process: see `in_process`)."""
+    in_process(NAME, scheduler)
     grid = QUICK if quick else FULL
     ds = xr.merge(
         [example1(grid), example2(grid), lemma3(grid), example3(grid), theorem4(grid), theorem2(grid["t2_n"], seed)],

@@ -44,7 +44,7 @@ from scipy.stats import norm
 
 import markovdp as md
 import markovdp.guarantees as mg
-from simulations.study import Claim, run_study
+from simulations.study import Claim, in_process, run_study
 
 NAME = "ldp_contraction"
 #: The gammas (as log gamma, nats) of the E_gamma contraction ratios.
@@ -488,8 +488,8 @@ def claims_of(ds: xr.Dataset, crossing: float, facts: dict[str, float]) -> list[
 
 # ---------------------------------------------------------------------------------------------------------- run
 def run(quick: bool, seed: int, scheduler: str | None) -> tuple[xr.Dataset, list[Claim]]:
-    """The whole study: every section on its grid, then the claims. `scheduler` is unused (all exact, in-process)."""
-    del scheduler
+    """The whole study: every section on its grid, then the claims (in this process: see `in_process`)."""
+    in_process(NAME, scheduler)
     rngs = [np.random.default_rng(s) for s in np.random.SeedSequence(seed).spawn(5)]
     sz = dict(t1=(20, 200), phi=(8, 2), pn=(2, 3), pn_laws=3, mean_eps=np.array([0.1, 1.0, 5.0]), mean_n=(100, 1000),
               fano=10, pk=(16, 32), l2=(16, 64), bayes_m=50,

@@ -30,7 +30,7 @@ import xarray as xr
 from matplotlib.figure import Figure
 
 import markovdp as md
-from simulations.study import Claim, run_study
+from simulations.study import Claim, in_process, run_study
 
 NAME = "mixing_amplification"
 FAMILIES = ("rr", "bsc", "lazy", "random")
@@ -166,9 +166,9 @@ def random_kernel_checks(n: int, seed: int) -> dict[str, np.ndarray]:
     return {k: np.asarray(v, dtype=float) for k, v in out.items()}
 
 
-def run(quick: bool, seed: int, scheduler: str | None = None) -> tuple[xr.Dataset, list[Claim]]:
+def run(quick: bool, seed: int, scheduler: str | None = "synchronous") -> tuple[xr.Dataset, list[Claim]]:
     """The families' grid, the random kernels for T1, and the random kernels for F1/Tab1; the claims."""
-    del scheduler  # every computation here is exact and takes seconds: it runs in this process
+    in_process(NAME, scheduler)
     n_strength, dps, n_t1_random, n_f1 = (5, DP_QUICK, 10, 500) if quick else (19, DP_FULL, 200, 5000)
     kernels = [(f, i, *family_kernel(f, i, n_strength, seed)) for f in FAMILIES for i in range(n_strength)]
     rng = np.random.default_rng(np.random.SeedSequence([seed, 3]))

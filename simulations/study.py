@@ -59,6 +59,15 @@ def scheduler(args: argparse.Namespace) -> str | None:
     return None if args.scheduler == "local" else args.scheduler
 
 
+def in_process(name: str, scheduler_name: str | None) -> None:
+    """Say so when a study that computes everything in this process (exact values, seconds) is given a
+    ``--scheduler``: the option is accepted by every study, and ignoring it silently would mislead."""
+    if scheduler_name != "synchronous":
+        where = "a local dask cluster" if scheduler_name is None else repr(scheduler_name)
+        print(f"{name}: every computation is exact and takes seconds, so it runs in this process; "
+              f"--scheduler ({where}) is not used.")
+
+
 def figure_path(args: argparse.Namespace, suffix: str) -> Path:
     """Where a study's figure goes: beside the result file, ``NAME_suffix.png``."""
     return args.out.with_name(f"{args.out.stem}_{suffix}.png")

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import xarray as xr
 
-from simulations.study import Claim, claims_frame, finish, load_claims, load_result, parser
+from simulations.study import Claim, claims_frame, finish, in_process, load_claims, load_result, parser, run_study
 
 
 def test_finish_writes_provenance_and_claims_and_prints_the_table(tmp_path, capsys):
@@ -34,3 +34,32 @@ def test_a_notebook_loads_a_result_and_its_claim_table(tmp_path, monkeypatch, ca
     frame = claims_frame(ds)
     assert list(frame.columns) == ["seed claim", "seed's value or statement", "measured", "holds?"]
     assert frame.values.tolist() == [["X-1", "a = 1", "a = 1.0", "yes"], ["X-2", "b < 1", "b = 1.3", "NO"]]
+
+
+def test_run_study_saves_each_plot_beside_the_result(tmp_path, capsys):
+    """`run_study` draws every ``PLOTS[suffix](ds)`` as NAME_suffix.png beside the result file, then finishes."""
+    import matplotlib.pyplot as plt
+
+    def run(quick, seed, scheduler):
+        return xr.Dataset({"a": ("i", np.arange(4.0) * (1 if quick else 2))}), [Claim("X-1", "a", f"seed {seed}", True)]
+
+    def plot_line(ds):
+        fig, ax = plt.subplots()
+        ax.plot(ds.a)
+        return fig
+
+    path = run_study("toy", "A toy study.", run, {"line": plot_line, "twice": plot_line},
+                     ["--quick", "--seed", "3", "--out", str(tmp_path / "toy.nc")])
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["toy.nc", "toy_line.png", "toy_twice.png"]
+    assert (tmp_path / "toy_line.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert load_claims(xr.load_dataset(path, engine="h5netcdf"))[0].measured == "seed 3"
+    assert plt.get_fignums() == []  # each figure closed once saved
+
+
+def test_in_process_says_when_a_scheduler_is_not_used(capsys):
+    in_process("toy", "synchronous")
+    assert capsys.readouterr().out == ""
+    in_process("toy", "tcp://10.0.0.1:8786")
+    assert "'tcp://10.0.0.1:8786') is not used" in capsys.readouterr().out
+    in_process("toy", None)
+    assert "a local dask cluster" in capsys.readouterr().out
