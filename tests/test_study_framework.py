@@ -63,3 +63,26 @@ def test_in_process_says_when_a_scheduler_is_not_used(capsys):
     assert "'tcp://10.0.0.1:8786') is not used" in capsys.readouterr().out
     in_process("toy", None)
     assert "a local dask cluster" in capsys.readouterr().out
+
+
+def test_results_under_data_do_not_make_the_commit_dirty(tmp_path):
+    """A study writes its quick result into the tracked data/ folder: the commit it records stays clean; a change to
+    code does make it "+dirty" (markovdp.sweeps.provenance)."""
+    import subprocess
+
+    from markovdp.sweeps.provenance import _checkout_commit
+
+    def git(*words):
+        return subprocess.run(["git", "-C", str(tmp_path), *words], capture_output=True, text=True, check=True).stdout
+
+    (tmp_path / "data").mkdir()
+    for name in ("pyproject.toml", "code.py", "data/result.nc"):
+        (tmp_path / name).write_text("0\n")
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-q", "-m", "x")
+    head = git("rev-parse", "HEAD").strip()
+    (tmp_path / "data" / "result.nc").write_text("1\n")
+    assert _checkout_commit(tmp_path) == head
+    (tmp_path / "code.py").write_text("1\n")
+    assert _checkout_commit(tmp_path) == f"{head}+dirty"

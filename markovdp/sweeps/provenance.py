@@ -21,15 +21,21 @@ def markovdp_version() -> str:
 
 @functools.cache
 def git_commit() -> str:
-    """The commit of the git checkout markovdp is imported from ("+dirty" if it has local changes),
-    "unknown" when it is not imported from a git checkout (an installed wheel) or git is missing."""
-    source = Path(__file__).resolve().parent.parent.parent
+    """The commit of the git checkout markovdp is imported from ("+dirty" if it has local changes outside ``data/``:
+    results written there, such as the studies' committed quick runs, are not the code that made them), "unknown"
+    when it is not imported from a git checkout (an installed wheel) or git is missing."""
+    return _checkout_commit(Path(__file__).resolve().parent.parent.parent)
+
+
+def _checkout_commit(source: Path) -> str:
+    """`git_commit` of the checkout at `source`."""
     if not (source / "pyproject.toml").exists():  # installed as a package, not a source checkout
         return "unknown"
     try:
         head = subprocess.run(["git", "-C", str(source), "rev-parse", "HEAD"], capture_output=True,
                               text=True, timeout=10, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no"],
+        dirty = subprocess.run(["git", "-C", str(source), "status", "--porcelain", "--untracked-files=no", "--",
+                                ".", ":(exclude)data"],
                                capture_output=True, text=True, timeout=10, check=True).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "unknown"
