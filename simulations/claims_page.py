@@ -67,7 +67,9 @@ def _provenance(record: dict) -> str:
 
 def record(ds: Any) -> dict:
     """A result file's provenance attributes and its claim table (as stored), for `FULL_SIZE`."""
-    return {**{key: ds.attrs[key] for key in PROVENANCE}, "claims": [asdict(c) for c in load_claims(ds)]}
+    attrs = {key: ds.attrs[key] for key in PROVENANCE}
+    attrs = {key: value.item() if hasattr(value, "item") else value for key, value in attrs.items()}  # numpy -> JSON
+    return {**attrs, "claims": [asdict(c) for c in load_claims(ds)]}
 
 
 def full_size(data: Path) -> dict[str, dict]:
@@ -106,6 +108,8 @@ def record_full(folder: Path, data: Path) -> list[str]:
     (other studies keep their recorded tables); returns the studies recorded."""
     import xarray as xr
 
+    from markovdp.sweeps.provenance import git_commit
+
     full, done = full_size(data), []
     for name in STUDIES:
         path = folder / f"{name}.nc"
@@ -116,6 +120,10 @@ def record_full(folder: Path, data: Path) -> list[str]:
                 raise ValueError(f"`folder`: {path} is a quick run ({ds.attrs['command']}); record full-size runs")
             full[name] = record(ds)
         done.append(name)
+        made_at = full[name]["git_commit"]
+        if made_at != git_commit():
+            print(f"warning: {path} was made at commit {made_at}, not at this checkout's {git_commit()}: its claims "
+                  "may follow other rules than the code here")
     (data / FULL_SIZE).write_text(json.dumps(full, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return done
 

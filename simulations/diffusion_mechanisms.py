@@ -351,10 +351,12 @@ def plot_t6_hockey_stick(ds: xr.Dataset) -> Figure:
         for k, tt in enumerate(ds["t6_time"].values):
             point = ds.sel(sde=sde).isel(t6_time=k)
             line, = ax.plot(ds["eps"], point["delta_cert"], label=f"t = {tt}: BBGG-T6 certified")
-            ax.plot(ds["eps"], point["delta_fd"], "--", color=line.get_color(), label="reference (FD)")
+            first = k == 0  # the line styles are labelled once
+            ax.plot(ds["eps"], point["delta_fd"], "--", color=line.get_color(),
+                    label="-- reference (FD)" if first else None)
             below = (point["mc_value"] - point["mc_ci_low"]).values
             ax.errorbar(ds["eps"], point["mc_value"], yerr=[below, np.zeros_like(below)], fmt="o",
-                        color=line.get_color(), label="Monte Carlo (to its 95% lower limit)")
+                        color=line.get_color(), label="o Monte Carlo (to its 95% lower limit)" if first else None)
         ax.set(xlabel="ε [nats]", ylabel="δ(ε)", title=f"{sde}: certified vs reference vs simulated")
         ax.legend(fontsize=7)
     fig.tight_layout()
@@ -374,6 +376,7 @@ def plot_rdp(ds: xr.Dataset) -> Figure:
         (line,) = ax2.plot(ds.alpha, ds.c7_rule.sel(theta=theta, t=t), "o-", label=f"rule, t={t:g}")
         ax2.plot(ds.alpha, ds.c7_laws.sel(theta=theta, t=t), "x:", color=line.get_color())
     ax2.set(xlabel="alpha", ylabel="RDP (nats)", yscale="log", title=f"BBGG-C7, θ = {theta:g} (o rule, x exact laws)")
+    ax2.legend(fontsize=7)
     fig.tight_layout()
     return fig
 

@@ -5,12 +5,15 @@ computes an xarray Dataset on the public API of markovdp, checks the seed's clai
 measured, and calls `finish`, which
 
 - writes ``data/NAME.nc`` (``--out``) with the attributes ``command``, ``seed_entropy``, ``markovdp_version``,
-  ``git_commit``, ``created`` and ``claims`` (the claim table as JSON), and its figures beside it (``NAME_*.png``);
+  ``git_commit``, ``created`` and ``claims`` (the claim table as JSON);
 - prints the table **seed claim | seed's value or statement | measured | holds?** at the end.
+
+`run_study` then draws the study's figures (its ``PLOTS``: ``plot_*(ds) -> Figure``, which its notebook shows too)
+beside the result file, as ``NAME_*.png``.
 
 A claim that does not hold as written is reported as such, with the evidence in ``measured``: studies are never
 tuned until a claim passes. ``holds`` is ``True``, ``False``, or ``None`` where the seed gives nothing that can be
-checked (say why in ``measured``).
+checked, or where the grid is too small to decide (say which in ``measured``).
 """
 
 from __future__ import annotations
@@ -35,7 +38,7 @@ class Claim:
     claim: str  # the seed's claim, with its THEORY ID, e.g. "BBGG-T1.2: Dobrushin amplifies delta"
     seed_value: str  # the seed's value or statement, in its own terms
     measured: str  # what the study measured (numbers, with units where they have one)
-    holds: bool | None  # True, False, or None where the seed gives nothing that can be checked
+    holds: bool | None  # True, False, or None: nothing checkable in the seed, or a grid too small to decide
 
     @property
     def verdict(self) -> str:
@@ -64,7 +67,7 @@ def in_process(name: str, scheduler_name: str | None) -> None:
     ``--scheduler``: the option is accepted by every study, and ignoring it silently would mislead."""
     if scheduler_name != "synchronous":
         where = "a local dask cluster" if scheduler_name is None else repr(scheduler_name)
-        print(f"{name}: every computation is exact and takes seconds, so it runs in this process; "
+        print(f"{name}: every computation is exact and takes under a minute, so it runs in this process; "
               f"--scheduler ({where}) is not used.")
 
 
@@ -93,9 +96,9 @@ def finish(ds: Any, claims: Sequence[Claim], args: argparse.Namespace, argv: Seq
 
 def run_study(name: str, doc: str | None, run: Callable[[bool, int, str | None], tuple[Any, list[Claim]]],
               plots: Mapping[str, Callable[[Any], Any]], argv: Sequence[str] | None = None) -> Path:
-    """A study's `main`: parse the command line, ``run(quick, seed, scheduler)``, save each ``plots[suffix](ds)``
-    (a matplotlib Figure; the notebooks draw the same ones) as ``NAME_suffix.png`` beside the result file, then
-    `finish` (write it and print the claim table)."""
+    """A study's `main`: parse the command line, ``run(quick, seed, scheduler)``, `finish` (write the result file
+    and print the claim table), then save each ``plots[suffix](ds)`` (a matplotlib Figure; the notebooks draw the
+    same ones) as ``NAME_suffix.png`` beside the result file."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -103,12 +106,12 @@ def run_study(name: str, doc: str | None, run: Callable[[bool, int, str | None],
 
     args = parser(name, doc).parse_args(argv)
     ds, claims = run(args.quick, args.seed, scheduler(args))
-    args.out.parent.mkdir(parents=True, exist_ok=True)
+    path = finish(ds, claims, args, argv)  # first: a figure that fails does not lose a long run
     for suffix, plot in plots.items():
         fig = plot(ds)
         fig.savefig(figure_path(args, suffix), dpi=100)
         plt.close(fig)
-    return finish(ds, claims, args, argv)
+    return path
 
 
 def print_claims(name: str, claims: Sequence[Claim]) -> None:

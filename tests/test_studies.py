@@ -32,7 +32,11 @@ def test_every_study_has_its_script_its_quick_result_and_a_line_in_data_readme(n
 def test_every_study_has_a_recorded_full_size_run_of_the_same_claims(name):
     """The full-size claim table (issue 16: each study runs at full size by hand) is recorded with its provenance,
     and measures the same seed claims as the quick run, in the same order."""
-    full = full_size(DATA)[name]
+    recorded = full_size(DATA)
+    assert name in recorded, (f"no full-size claim table of {name} in data/{FULL_SIZE}: run python -m "
+                              f"simulations.{name} --out runs/{name}.nc, then python -m simulations.claims_page "
+                              "--record-full runs")
+    full = recorded[name]
     assert set(PROVENANCE) <= set(full)
     assert full["command"].startswith(f"python -m simulations.{name}") and "--quick" not in full["command"].split()
     with xr.open_dataset(DATA / f"{name}.nc", engine="h5netcdf") as ds:

@@ -36,7 +36,7 @@ def test_file_figures_and_claim_table(quick):
     flat = " ".join(printed.split())
     for c in claims:
         assert c.claim.split(":")[0] in flat
-    for suffix in ("e2", "t4", "t2"):
+    for suffix in study.PLOTS:
         assert out.with_name(f"coupling_amplification_{suffix}.png").stat().st_size > 0
 
 

@@ -48,7 +48,7 @@ def test_claim_table_provenance_and_figures(quick_run):
     by_prefix = dict(zip(CLAIMS, rows, strict=True))
     assert by_prefix["AAC-phi (appendix)"]["holds"] is False
     assert by_prefix["AAC-LeCam: phi n vs"]["holds"] is False
-    for suffix in ("ess", "phi", "phi_n", "bayes"):
+    for suffix in study.PLOTS:
         assert out.with_name(f"ldp_contraction_{suffix}.png").stat().st_size > 0
 
 

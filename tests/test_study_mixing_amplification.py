@@ -33,7 +33,7 @@ def test_file_provenance_figures_and_claim_table(result):
     out, printed, ds = result
     assert {"command", "seed_entropy", "markovdp_version", "git_commit", "created", "claims"} <= set(ds.attrs)
     assert ds.attrs["command"].startswith("python -m simulations.mixing_amplification --quick")
-    for suffix in ("tightness", "implications"):
+    for suffix in study.PLOTS:
         assert (out.parent / f"mixing_amplification_{suffix}.png").stat().st_size > 0
     claims = load_claims(ds)
     assert len(claims) == 15

@@ -37,7 +37,7 @@ def test_claim_table_provenance_and_figures(result):
     assert ds.attrs["command"] == f"python -m simulations.noisy_sgd --quick --out {out}"
     assert ds.attrs["seed_entropy"] == DEFAULT_SEED
     assert {"markovdp_version", "git_commit", "created", "claims"} <= set(ds.attrs)
-    for suffix in ("per_index", "hockey_stick", "public_steps"):
+    for suffix in study.PLOTS:
         assert out.with_name(f"noisy_sgd_{suffix}.png").stat().st_size > 0
 
 

@@ -40,7 +40,7 @@ def test_claim_table_provenance_and_figures(quick_run):
     assert {"command", "seed_entropy", "markovdp_version", "git_commit", "created", "claims"} <= set(ds.attrs)
     assert ds.attrs["command"].startswith("python -m simulations.ou_vs_gaussian --quick")
     assert len(json.loads(ds.attrs["claims"])) == len(CLAIMS)
-    for suffix in ("ratio", "t8ii"):
+    for suffix in study.PLOTS:
         assert (out.with_name(f"ou_vs_gaussian_{suffix}.png")).stat().st_size > 1000
 
 

@@ -59,7 +59,7 @@ def test_claim_table_and_provenance(study):
     flat = " ".join(printed.split())
     for prefix in ("SRP-D", "SRP-Tab1", "SRP-ML-HR", "SRP-Rec-ID", "SRP-Seq", "pure DP"):
         assert prefix in flat
-    for suffix in ("table1_order", "recoverable_budget"):
+    for suffix in randomness.PLOTS:
         assert out.with_name(f"randomness_{suffix}.png").stat().st_size > 0
 
 
@@ -96,3 +96,37 @@ def test_grr_simulation_against_its_closed_form(study):
             cov = (np.diag(pi) - np.outer(pi, pi)) / n
             exact = float(np.trace(inverse.T @ cov @ inverse))
             assert float(ds.ord_grr_exact.sel(ord_k=k, ord_eps=eps)) == pytest.approx(exact, rel=1e-9)
+
+
+def order_dataset(ks: tuple[int, ...]) -> xr.Dataset:
+    """A synthetic order part: every oracle's mean risk is 3 k/(n eps²) except GRR's, which is k times that."""
+    names = ["RAPPOR", "GRR", "HR", "BH"]
+    k = np.array(ks, dtype=float)
+    reference = (k / (1000 * 1.0**2))[:, None]
+    growth = np.array([1.0 if o != "GRR" else 0.0 for o in names])[:, None, None]
+    risk = 3 * reference[None] * np.where(growth == 1.0, 1.0, k[None, :, None])
+    l2sq = np.repeat(risk[..., None], 4, axis=-1)
+    return xr.Dataset(
+        {
+            "ord_l2sq": (("oracle", "ord_k", "ord_eps", "rep"), l2sq),
+            "ord_linf": (("oracle", "ord_k", "ord_eps", "rep"), np.ones_like(l2sq)),
+            "ord_reference": (("ord_k", "ord_eps"), reference),
+            "ord_hh_reference": (("ord_k", "ord_eps"), np.ones_like(reference)),
+            "ord_grr_exact": (("ord_k", "ord_eps"), risk[1]),
+        },
+        coords={"oracle": names, "ord_k": list(ks), "ord_eps": [1.0], "rep": np.arange(4)},
+        attrs={"ord_n": 1000},
+    )
+
+
+def test_a_rate_in_k_needs_three_values_of_k():
+    """Two values of k give no verdict on the order claims (n/a, saying why); three give one (here: it holds)."""
+    two = randomness.order_claims(order_dataset((8, 32)))
+    three = randomness.order_claims(order_dataset((8, 32, 128)))
+    for rows in (two, three):
+        assert [r.claim.split(":")[0] for r in rows] == ["SRP-Tab1/SRP-Est", "SRP-Est", "SRP-Est"]
+    assert two[0].holds is None and two[2].holds is None and "no verdict" in two[0].measured
+    assert three[0].holds is True and three[2].holds is True and "no verdict" not in three[0].measured
+    bad = order_dataset((8, 32, 128))
+    bad["ord_l2sq"].loc[{"oracle": "HR"}] *= bad.ord_k.values[:, None, None]  # HR now grows like GRR
+    assert randomness.order_claims(bad)[0].holds is False
