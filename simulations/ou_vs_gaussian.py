@@ -301,7 +301,8 @@ def plot_per_eps(ds: xr.Dataset) -> Figure:
     """E_OU / E_GM at ||f|| = R over t (lines: formula; x: Monte Carlo), one panel per eps."""
     fig, axes = plt.subplots(1, ds.sizes["eps"], figsize=(5.5 * ds.sizes["eps"], 3.8), squeeze=False, sharey=True)
     for ax, eps in zip(axes[0], ds.eps.values, strict=True):
-        ax.set_prop_cycle(color=plt.get_cmap("tab20").colors)  # up to 20 (d, R) lines, each its own colour
+        lines = ds.sizes["d"] * ds.sizes["R"]
+        ax.set_prop_cycle(color=plt.get_cmap("viridis")(np.linspace(0.0, 0.9, lines)))  # one colour per (d, R)
         for d in ds.d.values:
             for R in ds.R.values:
                 one = ds.sel(eps=eps, d=d, R=R)
