@@ -340,8 +340,8 @@ def claims(ds: xr.Dataset) -> list[Claim]:
     fixed = float((ds.e3_fixed_axis2 / ds.e3_bound).max())
     out.append(
         Claim(
-            "BBGG-E3 (THEORY.md): not tight in general, psi = diag(L, L/3) far below the bound",
-            "psi = diag(L, L/3) is far below the bound",
+            "BBGG-E3 remark: not tight in general, psi = diag(L, L/3) far below the bound",
+            "(a remark beside Example 3, not the paper's) psi = diag(L, L/3) is far below the bound",
             f"exact RDP over the L2 ball for diag(L, L/3) equals the bound (max rel. diff {rel_diag:.1e}: "
             f"the worst shift is along the first axis); only the fixed shift along the second axis is below "
             f"(at most {fixed:.3f} of the bound)",
@@ -375,7 +375,7 @@ def claims(ds: xr.Dataset) -> list[Claim]:
         Claim(
             "BBGG-T4opt: exact for point masses on psi = L x",
             "T4opt is (2) minimised over straight paths "
-            "(THEORY: exactly the RDP of the chain started from point masses Δ apart)",
+            "(docs/theory.md: exactly the RDP of the chain started from point masses Δ apart)",
             f"max |T4opt − exact(point masses)|/exact = {rel_pm:.1e}; T4opt/exact(with s1 = 1) max "
             f"{float((ds.t4opt_bound / ds.t4_exact_closed).max()):.3f}",
             rel_pm < 1e-9,

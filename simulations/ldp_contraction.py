@@ -1,6 +1,6 @@
 """Local DP as contraction (AAC): every claim of the seed's AAC part, recomputed on the public API of markovdp.
 
-What is measured (THEORY IDs of /work/shared/THEORY.md and docs/theory.md):
+What is measured (THEORY IDs of docs/theory.md):
 
 - AAC-T1: on random finite channels, the library's LDP profile ``md.ldp_profile(K, eps)`` (= eta_{e^eps}(K)) against
   the definition of (eps, delta)-LDP itself, ``max over x != x' and every output event S of K(x)(S) − e^eps K(x')(S)``

@@ -247,7 +247,7 @@ def claims(ds: xr.Dataset, g, f1, kernels, dps) -> list[Claim]:
                      f"T1.2/T1.1 {np.median(d2[pos] / d1[pos]):.3g}", bool((d2 <= d1 + TOL).all())))
     tight2 = np.abs(g["exact"][..., 1] - d2) <= 1e-9 * np.maximum(d2, 1e-300) + TOL
     out.append(Claim("STD-BlackBoxExact note: T1.2 met delta* (observed, not proved)",
-                     "THEORY: T1.2 along the dominating-pair curve met delta* to 1e-12 in 547 random cases",
+                     "docs/theory.md: T1.2 along the dominating-pair curve met delta* to 1e-12 in 547 random cases",
                      f"T1.2 as a point at eps0: delta* = bound (rel. 1e-9) in {int(tight2.sum())}/{tight2.size} cases; "
                      f"md.certify's T1.2 curve = delta* in "
                      f"{int((np.abs(g['certified'][..., 1] - g['exact'][..., 1]) <= 1e-9).sum())}/{tight2.size}",

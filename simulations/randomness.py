@@ -1,7 +1,7 @@
 """Randomness in local DP: SRP's claims (XOR example, Table 1, order-optimality, multi-level, recoverability, key reuse,
 heavy hitters, the limited-randomness trade-off, and the remark on BBGG's amplification under pure DP).
 
-What is measured, on the public API only (THEORY IDs from /work/shared/THEORY.md):
+What is measured, on the public API only (THEORY IDs of docs/theory.md):
 
 - SRP-D: Y = X xor U with U ~ [e^eps/(e^eps+1), 1/(e^eps+1)] as a `KeyedMechanism`: its exact eps (`ldp_epsilon`)
   and key entropy vs H2(e^eps/(e^eps+1)) bits.
@@ -560,7 +560,7 @@ def recoverable_claims(ds: xr.Dataset) -> list[Claim]:
     out.append(
         Claim(
             "SRP-Rec: minimum recoverable randomness non-increasing in eps; s* moves from k/2 to 1",
-            "more privacy requires more randomness (THEORY example: s* = 3 for k = 8, eps = 0.5)",
+            "more privacy requires more randomness (docs/theory.md's example: s* = 3 for k = 8, eps = 0.5)",
             f"max increase of min H(q_min^s) between grid eps: {d_bits:.1e} bits; max increase of s*: {d_s}; "
             f"s*(k=8, eps=0.5) = {example}; bits at eps = 0: "
             f"{fmt(ds.rec_bits.isel(rec_eps=0).values, 3)} (log2 k)",
