@@ -120,10 +120,10 @@ def record_full(folder: Path, data: Path) -> list[str]:
                 raise ValueError(f"`folder`: {path} is a quick run ({ds.attrs['command']}); record full-size runs")
             full[name] = record(ds)
         done.append(name)
-        made_at = full[name]["git_commit"]
-        if made_at != git_commit():
-            print(f"warning: {path} was made at commit {made_at}, not at this checkout's {git_commit()}: its claims "
-                  "may follow other rules than the code here")
+        made_at, here = full[name]["git_commit"], git_commit().removesuffix("+dirty")  # dirty here: this edit
+        if made_at != here:  # another commit, or uncommitted code ("+dirty") when it ran
+            print(f"warning: {path} was made at {made_at}, this checkout is at {here}: its claims may follow other "
+                  "rules than the code here")
     (data / FULL_SIZE).write_text(json.dumps(full, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     return done
 
