@@ -219,20 +219,22 @@ def test_relative_links_in_the_docs_resolve():
 
 # ---------------------------------------------------------------------------------------------- the site
 
-def api_hook():
-    """docs/hooks/api_reference.py, the mkdocs hook that generates the API reference."""
-    spec = importlib.util.spec_from_file_location("api_reference", ROOT / "docs" / "hooks" / "api_reference.py")
+def hook(name: str):
+    """docs/hooks/NAME.py, an mkdocs hook, loaded as a module (docs/ is not a package)."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "docs" / "hooks" / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def api_hook():
+    """The mkdocs hook that generates the API reference."""
+    return hook("api_reference")
 
 
 def theory_hook():
-    """docs/hooks/theory_pages.py, the mkdocs hook that cuts theory.md into one page per THEORY family."""
-    spec = importlib.util.spec_from_file_location("theory_pages", ROOT / "docs" / "hooks" / "theory_pages.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    """The mkdocs hook that cuts theory.md into one page per THEORY family."""
+    return hook("theory_pages")
 
 
 @functools.cache

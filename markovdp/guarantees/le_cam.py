@@ -46,6 +46,16 @@ def _law(name: str, value: Any) -> NDArray[np.float64]:
     return check_probability_vector(name, getattr(value, "probs", value))
 
 
+def _input_laws(what: str, matrix: NDArray[np.float64], p0: Any, p1: Any) -> tuple[NDArray[np.float64], ...]:
+    """`p0`, `p1` as probability vectors on the k inputs of the channel `matrix` (IncompatibleSpaces otherwise)."""
+    laws = _law("p0", p0), _law("p1", p1)
+    for law in laws:
+        if law.size != matrix.shape[0]:
+            raise IncompatibleSpaces(f"`{what}`: an input law on {law.size} points for a channel with "
+                                     f"{matrix.shape[0]} inputs.")
+    return laws
+
+
 def _matrix(K: Any, name: str = "K") -> NDArray[np.float64]:
     matrix = getattr(K, "matrix", None)
     if matrix is None and hasattr(K, "sample") and not isinstance(K, (np.ndarray, list, tuple)):
@@ -173,11 +183,7 @@ def le_cam_bound(K: Any, p0: Any, p1: Any, n: int, *, theta0: float, theta1: flo
         `p0`, `p1` not laws on the channel's k inputs.
     """
     matrix = _matrix(K)
-    p0, p1 = _law("p0", p0), _law("p1", p1)
-    for law in (p0, p1):
-        if law.size != matrix.shape[0]:
-            raise IncompatibleSpaces(f"`le_cam_bound`: an input law on {law.size} points for a channel with "
-                                     f"{matrix.shape[0]} inputs.")
+    p0, p1 = _input_laws("le_cam_bound", matrix, p0, p1)
     n = check_int("n", n, minimum=1)
     gap = float(check_real("theta1", theta1)) - float(check_real("theta0", theta0))
     _, overlap = _tv_and_overlap(_pushed(p0, matrix), _pushed(p1, matrix), n)

@@ -17,10 +17,9 @@ from numpy.typing import ArrayLike, NDArray
 
 from .._validation import check_eps, check_int, check_probability, check_stochastic_matrix, fail, readonly
 from ..divergences.exact.finite import kl_finite
-from ..spaces import IncompatibleSpaces
 from .aac import ldp_contraction_bound
 from .coefficients import dobrushin, ldp_epsilon
-from .le_cam import _count_log_pmfs, _law, _pushed
+from .le_cam import _count_log_pmfs, _input_laws, _pushed
 
 #: Relative width within which two count classes count as one LLR level for the reported test (threshold and
 #: randomisation); beta itself is summed class by class, so it does not depend on this.
@@ -104,11 +103,7 @@ def private_test_tradeoff(channel: Any, p0: Any, p1: Any, n: int, alpha: ArrayLi
         `p0` or `p1` not a law on the channel's k inputs.
     """
     matrix = _channel_matrix(channel)
-    p0, p1 = _law("p0", p0), _law("p1", p1)
-    for law in (p0, p1):
-        if law.size != matrix.shape[0]:
-            raise IncompatibleSpaces(f"`private_test_tradeoff`: an input law on {law.size} points for a channel "
-                                     f"with {matrix.shape[0]} inputs.")
+    p0, p1 = _input_laws("private_test_tradeoff", matrix, p0, p1)
     n = check_int("n", n, minimum=1)
     levels = np.asarray(check_probability("alpha", alpha), dtype=np.float64)
     delta = float(check_probability("delta", delta))

@@ -41,9 +41,7 @@ from ..._validation import (
     fail,
     readonly,
 )
-from ...operators.finite import FiniteKernel
 from ...spaces import IncompatibleSpaces
-from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts
 from .keyed import KeyedMechanism, draw_keys
@@ -160,15 +158,6 @@ class HadamardRecoverableMechanism(RecoverableViews, MatrixMechanism):
         """Q[x, y] = q(x XOR y), k x N."""
         check_size("k", self.k, 2.0 * self.k * self.n_outputs, what="the k x N channel")
         return readonly(self.key_probs[self.table])
-
-    @cached_property
-    def channel(self) -> FiniteKernel:
-        """Eve's (the public analyst's) view as a `FiniteKernel`."""
-        return FiniteKernel(self.matrix)
-
-    @property
-    def neighbours(self) -> AllPairs:
-        return AllPairs()
 
     @cached_property
     def eigenvalue(self) -> float:

@@ -29,9 +29,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from ..._random import RNGLike
 from ..._validation import check_int, check_positive, check_probability_vector, check_size, readonly
-from ...operators.finite import FiniteKernel
 from ...spaces import IncompatibleSpaces
-from ..base import AllPairs
 from ..finite import MatrixMechanism
 from .frequency import _report_counts
 from .keyed import KeyedMechanism
@@ -117,15 +115,6 @@ class IdentifiableRecoverableMechanism(RecoverableViews, MatrixMechanism):
     @cached_property
     def matrix(self) -> NDArray[np.float64]:  # type: ignore[override]
         return _circulant(self.key_probs)
-
-    @cached_property
-    def channel(self) -> FiniteKernel:
-        """Eve's (the public analyst's) view as a `FiniteKernel`."""
-        return FiniteKernel(self.matrix)
-
-    @property
-    def neighbours(self) -> AllPairs:
-        return AllPairs()
 
     @cached_property
     def singular_values(self) -> NDArray[np.float64]:
